@@ -1,0 +1,4 @@
+//! Library side of the `nes` command, shared with the workspace test suites.
+
+pub mod output;
+pub mod test_roms;

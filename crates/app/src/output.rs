@@ -1,0 +1,132 @@
+//! Files the emulator writes: screenshots, audio, and the atomic write they all go through.
+
+use std::io::{Cursor, Write};
+use std::path::Path;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum OutputError {
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot encode {path}: {message}")]
+    Encode { path: String, message: String },
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> OutputError {
+    OutputError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Write `bytes` to `path` so that the file is either the old one or the complete new one,
+/// never half-written: the data goes to a temporary file in the same directory, is flushed to
+/// disk, then renamed over `path` (atomic on POSIX file systems).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io_error(path, e))?;
+    temp.write_all(bytes).map_err(|e| io_error(path, e))?;
+    temp.as_file().sync_all().map_err(|e| io_error(path, e))?;
+    temp.persist(path).map_err(|e| io_error(path, e.error))?;
+    Ok(())
+}
+
+/// Encode an RGBA image as PNG.
+pub fn encode_png(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(rgba).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+/// Save an RGBA image as a PNG file, atomically.
+pub fn save_png(path: &Path, rgba: &[u8], width: u32, height: u32) -> Result<(), OutputError> {
+    let bytes = encode_png(rgba, width, height).map_err(|message| OutputError::Encode {
+        path: path.display().to_string(),
+        message,
+    })?;
+    write_atomically(path, &bytes)
+}
+
+/// Save mono samples (-1.0..1.0) as a 16-bit PCM WAV file, atomically.
+pub fn save_wav(path: &Path, samples: &[f32], sample_rate: u32) -> Result<(), OutputError> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let encode_error = |e: hound::Error| OutputError::Encode {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut cursor = Cursor::new(Vec::new());
+    {
+        let mut writer = hound::WavWriter::new(&mut cursor, spec).map_err(encode_error)?;
+        for &sample in samples {
+            let pcm = (sample.clamp(-1.0, 1.0) * f32::from(i16::MAX)) as i16;
+            writer.write_sample(pcm).map_err(encode_error)?;
+        }
+        writer.finalize().map_err(encode_error)?;
+    }
+    write_atomically(path, &cursor.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_whole_file_and_leaves_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.bin");
+        write_atomically(&path, b"first version, longer").unwrap();
+        write_atomically(&path, b"second").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        let entries = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(entries, 1, "no temporary file may be left behind");
+    }
+
+    #[test]
+    fn atomic_write_into_missing_directory_fails_cleanly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing/out.bin");
+        let err = write_atomically(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("cannot write"), "{err}");
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn png_round_trips() {
+        let rgba: Vec<u8> = (0..4 * 3 * 2).map(|i| i as u8).collect();
+        let bytes = encode_png(&rgba, 3, 2).unwrap();
+        let decoder = png::Decoder::new(Cursor::new(bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (3, 2));
+        assert_eq!(&buf[..info.buffer_size()], &rgba[..]);
+    }
+
+    #[test]
+    fn wav_has_the_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.wav");
+        save_wav(&path, &[0.0, 0.5, -1.0, 2.0], 44_100).unwrap();
+        let mut reader = hound::WavReader::open(&path).unwrap();
+        assert_eq!(reader.spec().sample_rate, 44_100);
+        let samples: Vec<i16> = reader.samples::<i16>().map(Result::unwrap).collect();
+        assert_eq!(samples, [0, 16383, -32767, 32767]);
+    }
+}

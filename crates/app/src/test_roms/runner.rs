@@ -1,0 +1,406 @@
+//! Running manifest entries: one entry on one thread from power-on to verdict, many entries in
+//! parallel, and the table / JSON reports.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use nes::{Cartridge, Mmc3Revision};
+use serde::Serialize;
+
+use super::accuracycoin::{run_accuracycoin, AccuracyCoinTestResult};
+use super::machine::Machine;
+use super::manifest::{load_accuracycoin_table, AccuracyCoinTest, Protocol, RomEntry};
+use super::protocols::{run_blargg_6000, run_nestest, run_ram_byte, run_screen, ProtocolOutcome};
+
+/// The verdict for one manifest entry; serialised as one record of the `--json` report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RomOutcome {
+    pub path: String,
+    pub group: String,
+    pub protocol: String,
+    pub passed: bool,
+    /// Frames emulated from power-on until the verdict.
+    pub frames: u64,
+    pub detail: String,
+    /// AccuracyCoin only: one record per test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<Vec<AccuracyCoinTestResult>>,
+}
+
+impl RomOutcome {
+    fn new(entry: &RomEntry, frames: u64, outcome: ProtocolOutcome) -> RomOutcome {
+        RomOutcome {
+            path: entry.path.clone(),
+            group: entry.group.clone(),
+            protocol: entry.protocol.name().to_string(),
+            passed: outcome.passed,
+            frames,
+            detail: outcome.detail,
+            tests: outcome.tests,
+        }
+    }
+
+    fn failed(entry: &RomEntry, detail: String) -> RomOutcome {
+        RomOutcome::new(entry, 0, ProtocolOutcome::fail(detail))
+    }
+}
+
+/// Files a protocol needs besides the ROM image, loaded before the console is powered on.
+#[derive(Debug, Clone)]
+pub enum ProtocolAssets {
+    None,
+    NestestLog(String),
+    AccuracyCoinTests(Vec<AccuracyCoinTest>),
+}
+
+fn load_assets(entry: &RomEntry, root: &Path) -> Result<ProtocolAssets, String> {
+    match &entry.protocol {
+        Protocol::NestestLog(spec) => {
+            let path = root.join(&spec.log);
+            std::fs::read_to_string(&path)
+                .map(ProtocolAssets::NestestLog)
+                .map_err(|error| format!("cannot read log {}: {error}", path.display()))
+        }
+        Protocol::AccuracyCoin(spec) => load_accuracycoin_table(&root.join(&spec.results_table))
+            .map(|table| ProtocolAssets::AccuracyCoinTests(table.counted_tests()))
+            .map_err(|error| error.to_string()),
+        _ => Ok(ProtocolAssets::None),
+    }
+}
+
+/// Drive a freshly powered-on machine through the entry's protocol.
+pub fn run_protocol<M: Machine>(
+    machine: &mut M,
+    entry: &RomEntry,
+    assets: &ProtocolAssets,
+) -> RomOutcome {
+    let max_frames = entry.max_frames;
+    let outcome = match (&entry.protocol, assets) {
+        (Protocol::Blargg6000(spec), _) => run_blargg_6000(machine, spec, max_frames),
+        (Protocol::RamByte(spec), _) => run_ram_byte(machine, spec, max_frames),
+        (Protocol::Screen(spec), _) => run_screen(machine, spec, max_frames),
+        (Protocol::NestestLog(spec), ProtocolAssets::NestestLog(log)) => {
+            run_nestest(machine, spec, log, max_frames)
+        }
+        (Protocol::AccuracyCoin(spec), ProtocolAssets::AccuracyCoinTests(tests)) => {
+            run_accuracycoin(machine, spec, tests, max_frames)
+        }
+        (protocol, _) => {
+            ProtocolOutcome::fail(format!("internal: {} assets missing", protocol.name()))
+        }
+    };
+    RomOutcome::new(entry, machine.frame_count(), outcome)
+}
+
+/// The MMC3 revision an entry asks for: "A" (the older behaviour, where reloading the counter
+/// with 0 raises no IRQ) or the common revision B when the field is absent.
+fn mmc3_revision(entry: &RomEntry) -> Result<Mmc3Revision, String> {
+    match entry.mmc3_revision.as_deref() {
+        None => Ok(Mmc3Revision::B),
+        Some(text) if text.eq_ignore_ascii_case("A") => Ok(Mmc3Revision::A),
+        Some(text) if text.eq_ignore_ascii_case("B") => Ok(Mmc3Revision::B),
+        Some(other) => Err(format!("unknown mmc3_revision `{other}` (expected A or B)")),
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// Run one manifest entry from a cold power-on to its verdict. `root` is the manifest's folder.
+/// Never panics: a missing file, a load error or an emulator panic is a FAIL with the reason.
+pub fn run_entry(entry: &RomEntry, root: &Path) -> RomOutcome {
+    let assets = match load_assets(entry, root) {
+        Ok(assets) => assets,
+        Err(detail) => return RomOutcome::failed(entry, detail),
+    };
+    let rom_path = root.join(&entry.path);
+    let bytes = match std::fs::read(&rom_path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return RomOutcome::failed(
+                entry,
+                format!("cannot read {}: {error}", rom_path.display()),
+            )
+        }
+    };
+    let revision = match mmc3_revision(entry) {
+        Ok(revision) => revision,
+        Err(detail) => return RomOutcome::failed(entry, detail),
+    };
+    let run = catch_unwind(AssertUnwindSafe(|| match Cartridge::from_ines(&bytes) {
+        Ok(mut cart) => {
+            cart.set_mmc3_revision(revision);
+            run_protocol(&mut nes::Nes::new(cart), entry, &assets)
+        }
+        Err(error) => RomOutcome::failed(entry, format!("load error: {error}")),
+    }));
+    run.unwrap_or_else(|payload| {
+        RomOutcome::failed(
+            entry,
+            format!("emulator panicked: {}", panic_message(payload.as_ref())),
+        )
+    })
+}
+
+/// Run `entries` on `jobs` threads (each entry on one thread) and return the outcomes in the
+/// order of `entries`. `on_done(finished_count, outcome)` is called as each entry finishes.
+pub fn run_entries(
+    entries: &[RomEntry],
+    root: &Path,
+    jobs: usize,
+    on_done: &(dyn Fn(usize, &RomOutcome) + Sync),
+) -> Vec<RomOutcome> {
+    // Longest runs first, so one slow ROM does not start last and leave the other threads idle.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&index| {
+        let entry = &entries[index];
+        std::cmp::Reverse(entry.measured_frames.unwrap_or(entry.max_frames))
+    });
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<RomOutcome>>> = Mutex::new(vec![None; entries.len()]);
+    let threads = jobs.clamp(1, entries.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let slot = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&index) = order.get(slot) else { break };
+                let Some(entry) = entries.get(index) else {
+                    break;
+                };
+                let outcome = run_entry(entry, root);
+                let count = finished.fetch_add(1, Ordering::Relaxed) + 1;
+                on_done(count, &outcome);
+                let mut guard = results.lock().unwrap_or_else(|poison| poison.into_inner());
+                if let Some(cell) = guard.get_mut(index) {
+                    *cell = Some(outcome);
+                }
+            });
+        }
+    });
+    let results = results
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner());
+    results
+        .into_iter()
+        .zip(entries)
+        .map(|(outcome, entry)| {
+            outcome.unwrap_or_else(|| RomOutcome::failed(entry, "runner thread died".into()))
+        })
+        .collect()
+}
+
+/// The result table: one row per outcome in the given order, then `N passed, N failed`.
+pub fn format_table(outcomes: &[RomOutcome]) -> String {
+    let rom_width = outcomes
+        .iter()
+        .map(|outcome| outcome.path.len())
+        .chain(std::iter::once("ROM".len()))
+        .max()
+        .unwrap_or(3);
+    let mut table = format!(
+        "{:<rom_width$}  {:<6}  {:>6}  DETAIL\n",
+        "ROM", "RESULT", "FRAMES"
+    );
+    for outcome in outcomes {
+        let verdict = if outcome.passed { "PASS" } else { "FAIL" };
+        table.push_str(&format!(
+            "{:<rom_width$}  {:<6}  {:>6}  {}\n",
+            outcome.path, verdict, outcome.frames, outcome.detail
+        ));
+    }
+    table.push_str(&summary_line(outcomes));
+    table.push('\n');
+    table
+}
+
+/// `N passed, N failed`.
+pub fn summary_line(outcomes: &[RomOutcome]) -> String {
+    let passed = outcomes.iter().filter(|outcome| outcome.passed).count();
+    format!("{passed} passed, {} failed", outcomes.len() - passed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::machine::fake::FakeMachine;
+    use super::super::manifest::parse_manifest;
+    use super::*;
+
+    fn entries() -> Vec<RomEntry> {
+        let text = r#"
+schema_version = 1
+[[rom]]
+path = "cpu/missing_a.nes"
+group = "cpu"
+protocol = "ram-byte"
+region = "ntsc"
+max_frames = 600
+measured_frames = 10
+result_addr = 0xF8
+pass_value = 1
+done = "jmp-self"
+
+[[rom]]
+path = "beyond/missing_b.nes"
+group = "beyond"
+protocol = "ram-byte"
+region = "ntsc"
+max_frames = 600
+measured_frames = 500
+mmc3_revision = "A"
+result_addr = 0xF8
+pass_value = 1
+done = "jmp-self"
+
+[[rom]]
+path = "misc/AccuracyCoin.nes"
+group = "misc"
+protocol = "accuracycoin"
+region = "ntsc"
+max_frames = 6000
+menu_ready_addr = 0xEC
+menu_ready_value = 0x0A
+press = "start"
+press_frames = 1
+running_flag_addr = 0x35
+results_first = 0x0400
+results_last = 0x0492
+results_table = "misc/missing_tests.toml"
+tally_total_addr = 0x37
+tally_pass_addr = 0x38
+tally_skipped_addr = 0x3F
+total_tests = 141
+pass_mask = 3
+pass_value = 1
+fail_value = 2
+not_run_value = 0
+skipped_value = 0xFF
+"#;
+        parse_manifest(Path::new("test"), text).unwrap().roms
+    }
+
+    #[test]
+    fn missing_rom_file_is_a_failure_not_an_abort() {
+        let entry = &entries()[0];
+        let outcome = run_entry(entry, Path::new("/nonexistent-root"));
+        assert!(!outcome.passed);
+        assert_eq!(outcome.frames, 0);
+        assert!(
+            outcome
+                .detail
+                .starts_with("cannot read /nonexistent-root/cpu/missing_a.nes"),
+            "{}",
+            outcome.detail
+        );
+        assert_eq!(outcome.protocol, "ram-byte");
+    }
+
+    #[test]
+    fn missing_accuracycoin_table_is_a_failure() {
+        let entry = &entries()[2];
+        let outcome = run_entry(entry, Path::new("/nonexistent-root"));
+        assert!(!outcome.passed);
+        assert!(
+            outcome.detail.contains("missing_tests.toml"),
+            "{}",
+            outcome.detail
+        );
+    }
+
+    #[test]
+    fn parallel_run_keeps_manifest_order() {
+        let entries = entries();
+        let seen = Mutex::new(Vec::new());
+        let outcomes = run_entries(
+            &entries,
+            Path::new("/nonexistent-root"),
+            4,
+            &|count, outcome| {
+                seen.lock().unwrap().push((count, outcome.path.clone()));
+            },
+        );
+        let paths: Vec<&str> = outcomes.iter().map(|o| o.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "cpu/missing_a.nes",
+                "beyond/missing_b.nes",
+                "misc/AccuracyCoin.nes"
+            ]
+        );
+        let mut counts: Vec<usize> = seen.into_inner().unwrap().iter().map(|s| s.0).collect();
+        counts.sort_unstable();
+        assert_eq!(counts, [1, 2, 3]);
+    }
+
+    #[test]
+    fn run_protocol_counts_frames() {
+        let entries = entries();
+        let mut machine = FakeMachine::new(|state| {
+            state.cpu_memory[0xF8] = 1;
+            if state.frame >= 20 {
+                state.park_at(0xC000);
+            }
+        });
+        let outcome = run_protocol(&mut machine, &entries[1], &ProtocolAssets::None);
+        assert!(outcome.passed, "{outcome:?}");
+        assert_eq!(outcome.frames, machine.frame_count());
+        assert_eq!(outcome.group, "beyond");
+    }
+
+    #[test]
+    fn mmc3_revision_field_selects_the_board_revision() {
+        let mut entry = entries()[1].clone();
+        entry.mmc3_revision = Some("A".into());
+        assert_eq!(mmc3_revision(&entry), Ok(Mmc3Revision::A));
+        entry.mmc3_revision = None;
+        assert_eq!(mmc3_revision(&entry), Ok(Mmc3Revision::B));
+        entry.mmc3_revision = Some("C".into());
+        assert!(mmc3_revision(&entry)
+            .unwrap_err()
+            .contains("unknown mmc3_revision"));
+    }
+
+    #[test]
+    fn table_ends_with_summary_line() {
+        let outcomes = vec![
+            RomOutcome {
+                path: "cpu/a.nes".into(),
+                group: "cpu".into(),
+                protocol: "blargg-6000".into(),
+                passed: true,
+                frames: 20,
+                detail: "Passed".into(),
+                tests: None,
+            },
+            RomOutcome {
+                path: "ppu/longer_name.nes".into(),
+                group: "ppu".into(),
+                protocol: "ram-byte".into(),
+                passed: false,
+                frames: 600,
+                detail: "code 2".into(),
+                tests: None,
+            },
+        ];
+        let table = format_table(&outcomes);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].starts_with("ROM                  RESULT  FRAMES  DETAIL"));
+        assert_eq!(lines[1], "cpu/a.nes            PASS        20  Passed");
+        assert_eq!(lines[2], "ppu/longer_name.nes  FAIL       600  code 2");
+        assert_eq!(lines[3], "1 passed, 1 failed");
+
+        let json = serde_json::to_value(&outcomes).unwrap();
+        assert_eq!(json[1]["passed"], false);
+        assert_eq!(json[1]["frames"], 600);
+        assert!(json[0].get("tests").is_none());
+    }
+}

@@ -1,0 +1,321 @@
+//! Delta modulation channel (NESdev "APU DMC", "DMA").
+//!
+//! The DMC does not read memory itself: it raises a request (`dma_address`) that the CPU's DMA
+//! unit serves by halting the CPU and reading the byte, then hands it back (`dma_complete`).
+
+/// NTSC rates in CPU cycles (the timer counts half as many APU cycles).
+const DMC_RATES: [u16; 16] = [
+    428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
+];
+
+#[derive(Clone, Debug)]
+pub(crate) struct Dmc {
+    irq_enabled: bool,
+    looping: bool,
+    /// Timer period in CPU cycles; the timer is scheduled by the Apu.
+    rate: u16,
+    /// 7-bit output level (the DAC input).
+    output_level: u8,
+    sample_start: u16,
+    sample_length: u16,
+    current_address: u16,
+    bytes_remaining: u16,
+    sample_buffer: u8,
+    sample_buffer_full: bool,
+    shift_register: u8,
+    bits_remaining: u8,
+    silence: bool,
+    pub(crate) irq_flag: bool,
+    /// The memory reader wants a byte fetched.
+    dma_request: bool,
+}
+
+impl Dmc {
+    pub(crate) fn new() -> Dmc {
+        Dmc {
+            irq_enabled: false,
+            looping: false,
+            rate: DMC_RATES[0],
+            output_level: 0,
+            sample_start: 0xC000,
+            sample_length: 1,
+            current_address: 0xC000,
+            bytes_remaining: 0,
+            sample_buffer: 0,
+            sample_buffer_full: false,
+            shift_register: 0,
+            bits_remaining: 8,
+            silence: true,
+            irq_flag: false,
+            dma_request: false,
+        }
+    }
+
+    pub(crate) fn write(&mut self, register: u16, value: u8) {
+        match register & 3 {
+            0 => {
+                self.irq_enabled = value & 0x80 != 0;
+                if !self.irq_enabled {
+                    self.irq_flag = false;
+                }
+                self.looping = value & 0x40 != 0;
+                self.rate = DMC_RATES[usize::from(value & 0x0F)];
+            }
+            1 => self.output_level = value & 0x7F,
+            2 => self.sample_start = 0xC000 | (u16::from(value) << 6),
+            _ => self.sample_length = (u16::from(value) << 4) | 1,
+        }
+    }
+
+    /// Bit 4 of a $4015 write. Returns true when a "load" DMA must be requested (after the
+    /// delay the caller applies, then through `request_load`).
+    pub(crate) fn set_enabled(&mut self, enabled: bool) -> bool {
+        self.irq_flag = false;
+        if !enabled {
+            self.bytes_remaining = 0;
+            // An in-flight fetch is abandoned (the CPU's DMA unit sees the request vanish).
+            self.dma_request = false;
+            false
+        } else if self.bytes_remaining == 0 {
+            self.restart_sample();
+            !self.sample_buffer_full
+        } else {
+            false
+        }
+    }
+
+    fn restart_sample(&mut self) {
+        self.current_address = self.sample_start;
+        self.bytes_remaining = self.sample_length;
+    }
+
+    #[inline]
+    pub(crate) fn is_active(&self) -> bool {
+        self.bytes_remaining != 0
+    }
+
+    /// The delay after the enabling $4015 write has passed: raise the "load" DMA request if
+    /// it is still wanted.
+    pub(crate) fn request_load(&mut self) {
+        if !self.sample_buffer_full && self.bytes_remaining != 0 {
+            self.dma_request = true;
+        }
+    }
+
+    /// CPU cycles between timer expiries.
+    #[inline]
+    pub(crate) fn timer_period(&self) -> u64 {
+        u64::from(self.rate)
+    }
+
+    /// Timer expiry. Returns true when the output level changed.
+    pub(crate) fn clock_output_unit(&mut self) -> bool {
+        let level_before = self.output_level;
+        if !self.silence {
+            if self.shift_register & 1 != 0 {
+                if self.output_level <= 125 {
+                    self.output_level += 2;
+                }
+            } else if self.output_level >= 2 {
+                self.output_level -= 2;
+            }
+        }
+        self.shift_register >>= 1;
+        self.bits_remaining -= 1;
+        if self.bits_remaining == 0 {
+            // End of an output cycle: start the next one from the sample buffer.
+            self.bits_remaining = 8;
+            if self.sample_buffer_full {
+                self.silence = false;
+                self.shift_register = self.sample_buffer;
+                self.sample_buffer_full = false;
+                // The emptied buffer makes the memory reader request a "reload" DMA.
+                if self.bytes_remaining != 0 {
+                    self.dma_request = true;
+                }
+            } else {
+                self.silence = true;
+            }
+        }
+        self.output_level != level_before
+    }
+
+    #[inline]
+    pub(crate) fn dma_address(&self) -> Option<u16> {
+        if self.dma_request {
+            Some(self.current_address)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn dma_complete(&mut self, value: u8) {
+        if !self.dma_request {
+            // The fetch was cancelled by a $4015 write after the DMA unit took it up.
+            return;
+        }
+        self.dma_request = false;
+        self.sample_buffer = value;
+        self.sample_buffer_full = true;
+        self.current_address = if self.current_address == 0xFFFF {
+            0x8000
+        } else {
+            self.current_address + 1
+        };
+        self.bytes_remaining = self.bytes_remaining.saturating_sub(1);
+        if self.bytes_remaining == 0 {
+            if self.looping {
+                self.restart_sample();
+            } else if self.irq_enabled {
+                self.irq_flag = true;
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn output(&self) -> u8 {
+        self.output_level
+    }
+
+    /// Reset button: the output level keeps only bit 0 (NESdev "CPU power up state"), and the
+    /// output unit and memory reader restart.
+    pub(crate) fn reset(&mut self) {
+        self.output_level &= 1;
+        self.sample_buffer_full = false;
+        self.bits_remaining = 8;
+        self.silence = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run APU cycles until the DMC requests a byte (bounded).
+    fn run_until_request(dmc: &mut Dmc) -> usize {
+        for cycle in 0..100_000 {
+            if dmc.dma_address().is_some() {
+                return cycle;
+            }
+            dmc.clock_output_unit();
+        }
+        panic!("no DMA request");
+    }
+
+    #[test]
+    fn enable_requests_load_after_delay_and_reads_sequential_addresses() {
+        let mut dmc = Dmc::new();
+        dmc.write(2, 0x01); // $C040
+        dmc.write(3, 0x01); // 17 bytes
+        assert!(dmc.set_enabled(true));
+        assert!(dmc.is_active());
+        assert_eq!(dmc.dma_address(), None);
+        dmc.request_load();
+        assert_eq!(dmc.dma_address(), Some(0xC040));
+        dmc.dma_complete(0xFF);
+        assert_eq!(dmc.dma_address(), None, "buffer full");
+        run_until_request(&mut dmc);
+        assert_eq!(dmc.dma_address(), Some(0xC041));
+    }
+
+    #[test]
+    fn address_wraps_to_8000() {
+        let mut dmc = Dmc::new();
+        dmc.write(2, 0xFF); // $FFC0
+        dmc.write(3, 0x04); // 65 bytes
+        assert!(dmc.set_enabled(true));
+        dmc.request_load();
+        for expected in 0xFFC0..=0xFFFFu16 {
+            assert_eq!(dmc.dma_address(), Some(expected));
+            dmc.dma_complete(0);
+            run_until_request(&mut dmc);
+        }
+        assert_eq!(dmc.dma_address(), Some(0x8000));
+    }
+
+    #[test]
+    fn output_unit_adds_and_subtracts_two_with_clamping() {
+        let mut dmc = Dmc::new();
+        dmc.write(1, 124);
+        dmc.write(3, 0);
+        assert!(dmc.set_enabled(true));
+        dmc.request_load();
+        dmc.dma_complete(0b0000_0111);
+        // Finish the current silent output cycle so the byte moves into the shift register.
+        for _ in 0..8 {
+            dmc.clock_output_unit();
+        }
+        assert_eq!(dmc.output(), 124);
+        dmc.clock_output_unit();
+        assert_eq!(dmc.output(), 126);
+        dmc.clock_output_unit();
+        assert_eq!(dmc.output(), 126, "127 would overflow: unchanged");
+        dmc.clock_output_unit();
+        assert_eq!(dmc.output(), 126);
+        dmc.clock_output_unit();
+        assert_eq!(dmc.output(), 124);
+        dmc.write(1, 1);
+        dmc.clock_output_unit();
+        assert_eq!(dmc.output(), 1, "cannot go below 0");
+    }
+
+    #[test]
+    fn irq_at_end_of_sample_and_cleared_by_disabling_irq() {
+        let mut dmc = Dmc::new();
+        dmc.write(0, 0x8F);
+        dmc.write(3, 0); // 1 byte
+        assert!(dmc.set_enabled(true));
+        dmc.request_load();
+        assert!(!dmc.irq_flag);
+        dmc.dma_complete(0);
+        assert!(dmc.irq_flag);
+        assert!(!dmc.is_active());
+        dmc.write(0, 0x0F);
+        assert!(!dmc.irq_flag);
+    }
+
+    #[test]
+    fn looping_sample_restarts_without_irq() {
+        let mut dmc = Dmc::new();
+        dmc.write(0, 0xC0 | 0x0F);
+        dmc.write(2, 0x00);
+        dmc.write(3, 0); // 1 byte
+        assert!(dmc.set_enabled(true));
+        dmc.request_load();
+        for _ in 0..5 {
+            assert_eq!(dmc.dma_address(), Some(0xC000));
+            dmc.dma_complete(0);
+            assert!(!dmc.irq_flag);
+            assert!(dmc.is_active());
+            run_until_request(&mut dmc);
+        }
+    }
+
+    #[test]
+    fn disable_cancels_request_and_enable_does_not_restart_playing_sample() {
+        let mut dmc = Dmc::new();
+        dmc.write(3, 2); // 33 bytes
+        assert!(dmc.set_enabled(true));
+        dmc.request_load();
+        dmc.dma_complete(0);
+        run_until_request(&mut dmc);
+        assert_eq!(dmc.dma_address(), Some(0xC001));
+        assert!(!dmc.set_enabled(true));
+        assert_eq!(dmc.dma_address(), Some(0xC001), "still playing: no restart");
+        assert!(!dmc.set_enabled(false));
+        assert_eq!(dmc.dma_address(), None);
+        assert!(!dmc.is_active());
+        dmc.dma_complete(0x55); // late completion is ignored
+        assert!(!dmc.sample_buffer_full);
+    }
+
+    #[test]
+    fn rate_table() {
+        let mut dmc = Dmc::new();
+        assert_eq!(dmc.timer_period(), 428);
+        dmc.write(0, 0x0F);
+        assert_eq!(dmc.timer_period(), 54);
+        dmc.write(0, 0x09);
+        assert_eq!(dmc.timer_period(), 160);
+    }
+}

@@ -1,0 +1,176 @@
+//! The length counter shared by the pulse, triangle and noise channels (NESdev "APU Length
+//! Counter").
+//!
+//! Two timing quirks found by blargg's `10.len_halt_timing` / `11.len_reload_timing` tests are
+//! modelled by buffering register writes until the end of the APU tick that follows them:
+//! a halt-flag change takes effect only after that tick's (possible) length clock, and a reload
+//! written on the cycle the counter is clocked is dropped when the clock changed the counter
+//! (i.e. the counter was non-zero and not halted).
+
+/// Length values selected by bits 3-7 of $4003/$4007/$400B/$400F.
+pub(crate) const LENGTH_TABLE: [u8; 32] = [
+    10, 254, 20, 2, 40, 4, 80, 6, 160, 8, 60, 10, 14, 12, 26, 14, 12, 16, 24, 18, 48, 20, 96, 22,
+    192, 24, 72, 26, 16, 28, 32, 30,
+];
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LengthCounter {
+    counter: u8,
+    /// The channel's bit in $4015.
+    enabled: bool,
+    halted: bool,
+    /// Halt flag written this cycle; copied into `halted` after the cycle's length clock.
+    pending_halt: bool,
+    /// Reload value written this cycle (0 = none; every table entry is non-zero).
+    pending_reload: u8,
+    /// Counter value when the reload was written, to detect a same-cycle length clock.
+    counter_at_reload_write: u8,
+}
+
+impl LengthCounter {
+    #[inline]
+    pub(crate) fn is_active(&self) -> bool {
+        self.counter != 0
+    }
+
+    #[cfg(test)]
+    pub(crate) fn value(&self) -> u8 {
+        self.counter
+    }
+
+    pub(crate) fn set_halt(&mut self, halt: bool) {
+        self.pending_halt = halt;
+    }
+
+    /// Register write of the length index (bits 3-7 of the channel's 4th register).
+    pub(crate) fn load(&mut self, index: u8) {
+        // A disabled channel ignores length loads (apu_test 1-len_ctr #7).
+        if self.enabled {
+            self.pending_reload = LENGTH_TABLE[usize::from(index & 0x1F)];
+            self.counter_at_reload_write = self.counter;
+        }
+    }
+
+    pub(crate) fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+        if !enabled {
+            self.counter = 0;
+            self.pending_reload = 0;
+        }
+    }
+
+    /// Half-frame clock.
+    #[inline]
+    pub(crate) fn clock(&mut self) {
+        if self.counter != 0 && !self.halted {
+            self.counter -= 1;
+        }
+    }
+
+    /// End of the tick that followed a register write: apply buffered halt/reload.
+    #[inline]
+    pub(crate) fn commit(&mut self) {
+        if self.pending_reload != 0 {
+            if self.counter == self.counter_at_reload_write {
+                self.counter = self.pending_reload;
+            }
+            self.pending_reload = 0;
+        }
+        self.halted = self.pending_halt;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enabled_counter() -> LengthCounter {
+        let mut length = LengthCounter::default();
+        length.set_enabled(true);
+        length
+    }
+
+    #[test]
+    fn table_matches_nesdev() {
+        // Spot-check both halves of the table layout (odd indices are the linear 2..30 run).
+        assert_eq!(LENGTH_TABLE[0], 10);
+        assert_eq!(LENGTH_TABLE[1], 254);
+        assert_eq!(LENGTH_TABLE[0x18 >> 3], 2);
+        assert_eq!(LENGTH_TABLE[24], 192);
+        assert_eq!(LENGTH_TABLE[31], 30);
+        for index in (1..32).step_by(2) {
+            if index > 1 {
+                assert_eq!(usize::from(LENGTH_TABLE[index]), index - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn load_takes_effect_at_commit_and_counts_down() {
+        let mut length = enabled_counter();
+        length.load(3); // 2
+        assert!(!length.is_active());
+        length.commit();
+        assert_eq!(length.value(), 2);
+        length.clock();
+        assert_eq!(length.value(), 1);
+        length.clock();
+        length.clock();
+        assert_eq!(length.value(), 0);
+    }
+
+    #[test]
+    fn disabled_channel_ignores_load_and_disable_clears() {
+        let mut length = LengthCounter::default();
+        length.load(1);
+        length.commit();
+        assert_eq!(length.value(), 0);
+        length.set_enabled(true);
+        length.load(1);
+        length.commit();
+        assert_eq!(length.value(), 254);
+        length.set_enabled(false);
+        assert_eq!(length.value(), 0);
+    }
+
+    #[test]
+    fn reload_during_clock_ignored_when_counter_nonzero() {
+        let mut length = enabled_counter();
+        length.load(0); // 10
+        length.commit();
+        length.load(1); // 254, written on the same cycle as a length clock
+        length.clock();
+        length.commit();
+        assert_eq!(length.value(), 9, "reload dropped");
+    }
+
+    #[test]
+    fn reload_during_clock_works_when_counter_zero() {
+        let mut length = enabled_counter();
+        length.load(1);
+        length.clock();
+        length.commit();
+        assert_eq!(length.value(), 254);
+    }
+
+    #[test]
+    fn halt_takes_effect_after_the_clock() {
+        let mut length = enabled_counter();
+        length.load(0);
+        length.commit();
+        // Halt written on the clock's cycle: that clock still counts.
+        length.set_halt(true);
+        length.clock();
+        length.commit();
+        assert_eq!(length.value(), 9);
+        length.clock();
+        assert_eq!(length.value(), 9, "halted now");
+        // Un-halt written on the clock's cycle: that clock is still suppressed.
+        length.set_halt(false);
+        length.clock();
+        length.commit();
+        assert_eq!(length.value(), 9);
+        length.clock();
+        assert_eq!(length.value(), 8);
+    }
+}

@@ -1,0 +1,497 @@
+//! The Ricoh 2A03's audio processing unit: two pulse channels, triangle, noise, DMC, the frame
+//! counter, the non-linear mixer and a band-limited resampler to the host's sample rate.
+//!
+//! Timing contract with the console: [`Apu::tick`] is called exactly once per CPU cycle, after
+//! that cycle's bus access, so a register access on CPU cycle N is seen before the tick of
+//! cycle N. The first tick after power-on is CPU cycle 0. CPU cycle N is a DMA "get" cycle
+//! (first half of an APU cycle) when `N % 2 == GET_CYCLE_PARITY`, otherwise a "put" cycle.
+
+mod dmc;
+mod envelope;
+mod frame_counter;
+mod length_counter;
+mod mixer;
+mod noise;
+mod pulse;
+mod resampler;
+mod triangle;
+
+use dmc::Dmc;
+use frame_counter::{FrameClocks, FrameCounter};
+use mixer::Mixer;
+use noise::Noise;
+use pulse::Pulse;
+use resampler::Resampler;
+use triangle::Triangle;
+
+/// CPU cycle parity of DMA "get" cycles (the first half of an APU cycle): cycle N is a get
+/// cycle when `N & 1 == GET_CYCLE_PARITY`. Shared with the CPU's DMA unit; flip it here and
+/// there together. The APU-rate timers (pulse, noise, DMC) advance on get cycles, so a DMC
+/// "reload" DMA request raised by the DMC timer is first seen on a put cycle.
+pub const GET_CYCLE_PARITY: u64 = 0;
+
+/// $4017 write delay in CPU cycles: the new mode takes effect on the tick `delay - 1` cycles
+/// after the write, i.e. it is visible to the access `delay` cycles after it. The sequencer
+/// only restarts on an APU cycle boundary, so the restart always lands on the same parity:
+/// a write on a put cycle takes 3 cycles, one on a get cycle 4 (AccuracyCoin "Frame Counter
+/// IRQ" A-D measure both against OAM DMA get/put alignment; blargg cpu_interrupts_v2
+/// 4-irq_and_dma measures the frame IRQ against OAM DMA's 513/514-cycle parity).
+const FRAME_COUNTER_WRITE_DELAY_GET: u8 = 4;
+const FRAME_COUNTER_WRITE_DELAY_PUT: u8 = 3;
+
+/// Cycles from a $4015 write enabling the DMC (with an empty sample buffer) to the first
+/// access that sees the "load" DMA request: the request is raised on tick `N + delay - 1`.
+/// NESdev "DMA": the load DMA halts on the get cycle of the second APU cycle after the
+/// write; the DMA unit acts on a request from the cycle after the tick that raised it.
+/// Written on a get cycle N: halt at N+4. On a put cycle N: halt at N+3.
+const DMC_LOAD_DELAY_GET: u8 = 4;
+const DMC_LOAD_DELAY_PUT: u8 = 3;
+
+/// Tick number meaning "not scheduled".
+const NEVER: u64 = u64::MAX;
+
+/// The 2A03 APU.
+///
+/// Internally event-driven: every timer is kept as the absolute tick on which it next
+/// expires, and `tick` only compares the tick counter with the earliest of them. The pulse,
+/// triangle and noise timers are not observable by the CPU, so they only run while audio is
+/// being generated and the channel is audible; the DMC timer and the frame counter always run.
+#[derive(Clone, Debug)]
+pub struct Apu {
+    pulse1: Pulse,
+    pulse2: Pulse,
+    triangle: Triangle,
+    noise: Noise,
+    dmc: Dmc,
+    frame_counter: FrameCounter,
+    /// Index of the next tick (= CPU cycles since power-on).
+    cycle: u64,
+    /// Earliest tick on which `run_events` has something to do.
+    next_event: u64,
+    pulse1_next: u64,
+    pulse2_next: u64,
+    triangle_next: u64,
+    noise_next: u64,
+    dmc_next: u64,
+    /// Tick on which the DMC's "load" DMA request is raised after a $4015 write.
+    dmc_load_tick: u64,
+    /// Tick on which a $4015 read's frame-IRQ acknowledge takes effect (see `read_status`).
+    frame_irq_clear_tick: u64,
+    /// A register write buffered a length-counter halt/reload for the end of the next tick.
+    length_commit_pending: bool,
+    /// Channel activity may have changed: re-evaluate which timers must run.
+    rearm_pending: bool,
+    /// Some channel output may have changed: recompute the mix at the end of the tick.
+    output_dirty: bool,
+    /// The IRQ output as of the latest tick's bus access (see `irq_line`).
+    irq_output: bool,
+    mixer: Mixer,
+    resampler: Resampler,
+}
+
+impl Default for Apu {
+    fn default() -> Apu {
+        Apu::new()
+    }
+}
+
+impl Apu {
+    /// Power-on state: all registers zero, $4017 = $00 in effect (as if written shortly before
+    /// the first instruction), audio output off until [`Apu::set_sample_rate`].
+    pub fn new() -> Apu {
+        let dmc = Dmc::new();
+        // The DMC timer free-runs from power-on, expiring on get cycles.
+        let dmc_next = dmc.timer_period() - 2 + GET_CYCLE_PARITY;
+        let mut apu = Apu {
+            pulse1: Pulse::new(true),
+            pulse2: Pulse::new(false),
+            triangle: Triangle::default(),
+            noise: Noise::new(),
+            dmc,
+            frame_counter: FrameCounter::new(Self::virtual_4017_effect_tick(0)),
+            cycle: 0,
+            next_event: 0,
+            pulse1_next: NEVER,
+            pulse2_next: NEVER,
+            triangle_next: NEVER,
+            noise_next: NEVER,
+            dmc_next,
+            dmc_load_tick: NEVER,
+            frame_irq_clear_tick: NEVER,
+            length_commit_pending: false,
+            rearm_pending: false,
+            output_dirty: false,
+            irq_output: false,
+            mixer: Mixer::new(),
+            resampler: Resampler::new(),
+        };
+        apu.schedule_next_event();
+        apu
+    }
+
+    /// Power-up and reset act as if $4017 had been written a few cycles before the CPU's reset
+    /// sequence starts (blargg apu_reset/4017_timing: 9-12 cycles before the first
+    /// instruction). A write takes effect on a put-cycle tick (see
+    /// `FRAME_COUNTER_WRITE_DELAY_GET`); we date the effect to the latest put tick before
+    /// `next_tick`, i.e. 1 or 2 ticks earlier.
+    fn virtual_4017_effect_tick(next_tick: u64) -> i64 {
+        let next = i64::try_from(next_tick).unwrap_or(i64::MAX);
+        if Self::is_get_cycle(next_tick) {
+            next - 1
+        } else {
+            next - 2
+        }
+    }
+
+    /// Reset button (NESdev "CPU power up state", blargg apu_reset): $4015 is cleared
+    /// (channels silenced, DMC stopped, DMC IRQ cleared), the frame IRQ flag is cleared,
+    /// $4017 is re-applied with its last written value, the triangle returns to phase 0 and
+    /// the DMC output keeps only bit 0. Other registers, including the length halt flags,
+    /// are unaffected.
+    pub fn reset(&mut self) {
+        self.write_status(0);
+        self.pulse1.reset();
+        self.pulse2.reset();
+        self.triangle.reset();
+        self.dmc.reset();
+        let clocks = self
+            .frame_counter
+            .reset(Self::virtual_4017_effect_tick(self.cycle));
+        self.apply_frame_clocks(clocks);
+        self.length_commit_pending = true;
+        self.touch();
+    }
+
+    #[inline]
+    fn is_get_cycle(cycle: u64) -> bool {
+        cycle & 1 == GET_CYCLE_PARITY
+    }
+
+    /// Something changed outside a tick: run the event handler on the coming tick.
+    #[inline]
+    fn touch(&mut self) {
+        self.rearm_pending = true;
+        self.output_dirty = true;
+        self.next_event = self.cycle;
+    }
+
+    /// Advance exactly one CPU cycle.
+    #[inline]
+    pub fn tick(&mut self) {
+        if self.cycle >= self.next_event {
+            self.run_events();
+        }
+        self.cycle += 1;
+    }
+
+    /// Everything due on tick `self.cycle`, in the hardware's order within a cycle: channel
+    /// timers, frame counter (with its delayed $4017 write), buffered length-counter writes,
+    /// the DMC load request, then the output sample.
+    fn run_events(&mut self) {
+        let now = self.cycle;
+        // The line the CPU samples for this cycle reflects the flags as of this cycle's access
+        // (a flag set by this tick shows on the next cycle, like a $4015 read would see it).
+        self.irq_output = self.irq_flags();
+        if self.rearm_pending {
+            self.rearm_pending = false;
+            self.rearm_channels(now);
+        }
+        if now >= self.triangle_next {
+            if self.triangle.is_stepping() && self.resampler.enabled() {
+                self.triangle.step();
+                self.triangle_next = now + self.triangle.timer_period();
+                self.output_dirty = true;
+            } else {
+                self.triangle_next = NEVER;
+            }
+        }
+        if now >= self.pulse1_next {
+            self.pulse1_next = if self.pulse1.is_audible() && self.resampler.enabled() {
+                self.pulse1.step();
+                self.output_dirty = true;
+                now + self.pulse1.timer_period()
+            } else {
+                NEVER
+            };
+        }
+        if now >= self.pulse2_next {
+            self.pulse2_next = if self.pulse2.is_audible() && self.resampler.enabled() {
+                self.pulse2.step();
+                self.output_dirty = true;
+                now + self.pulse2.timer_period()
+            } else {
+                NEVER
+            };
+        }
+        if now >= self.noise_next {
+            self.noise_next = if self.noise.length.is_active() && self.resampler.enabled() {
+                self.noise.shift();
+                self.output_dirty = true;
+                now + self.noise.timer_period()
+            } else {
+                NEVER
+            };
+        }
+        if now >= self.dmc_next {
+            self.output_dirty |= self.dmc.clock_output_unit();
+            self.dmc_next = now + self.dmc.timer_period();
+        }
+        if now >= self.frame_irq_clear_tick {
+            // Before the frame counter: a flag set again on this very tick survives the
+            // acknowledge (NESdev "APU": reading on the cycle the flag is set does not clear it).
+            self.frame_irq_clear_tick = NEVER;
+            self.frame_counter.irq_flag = false;
+        }
+        if now >= self.frame_counter.next_event() {
+            let clocks = self.frame_counter.tick(now);
+            if clocks != FrameClocks::NONE {
+                self.apply_frame_clocks(clocks);
+            }
+        }
+        if self.length_commit_pending {
+            self.commit_length_counters();
+        }
+        if now >= self.dmc_load_tick {
+            self.dmc_load_tick = NEVER;
+            self.dmc.request_load();
+        }
+        if self.rearm_pending {
+            self.rearm_pending = false;
+            self.rearm_channels(now);
+        }
+        if self.output_dirty {
+            self.update_output();
+        }
+        self.schedule_next_event();
+        if self.irq_flags() != self.irq_output {
+            // Update the line on the next tick.
+            self.next_event = now + 1;
+        }
+    }
+
+    /// The /IRQ output: the DMC flag, or the frame flag unless frame IRQs are inhibited.
+    #[inline]
+    fn irq_flags(&self) -> bool {
+        self.frame_counter.irq_output() | self.dmc.irq_flag
+    }
+
+    fn schedule_next_event(&mut self) {
+        self.next_event = self
+            .pulse1_next
+            .min(self.pulse2_next)
+            .min(self.triangle_next)
+            .min(self.noise_next)
+            .min(self.dmc_next)
+            .min(self.frame_counter.next_event())
+            .min(self.dmc_load_tick)
+            .min(self.frame_irq_clear_tick);
+    }
+
+    /// First get-cycle tick at or after `tick`.
+    fn align_to_get(tick: u64) -> u64 {
+        if Self::is_get_cycle(tick) {
+            tick
+        } else {
+            tick + 1
+        }
+    }
+
+    /// Start the timers of channels that became audible. Their phase while stopped is not
+    /// observable (the sequencer holds its position), so they restart one period from now.
+    fn rearm_channels(&mut self, now: u64) {
+        if !self.resampler.enabled() {
+            return;
+        }
+        if self.pulse1_next == NEVER && self.pulse1.is_audible() {
+            self.pulse1_next = Self::align_to_get(now + self.pulse1.timer_period());
+        }
+        if self.pulse2_next == NEVER && self.pulse2.is_audible() {
+            self.pulse2_next = Self::align_to_get(now + self.pulse2.timer_period());
+        }
+        if self.noise_next == NEVER && self.noise.length.is_active() {
+            self.noise_next = Self::align_to_get(now + self.noise.timer_period());
+        }
+        if self.triangle_next == NEVER && self.triangle.is_stepping() {
+            self.triangle_next = now + self.triangle.timer_period();
+        }
+    }
+
+    fn apply_frame_clocks(&mut self, clocks: FrameClocks) {
+        self.rearm_pending = true;
+        if clocks.quarter() {
+            self.pulse1.envelope.clock();
+            self.pulse2.envelope.clock();
+            self.noise.envelope.clock();
+            self.triangle.clock_linear();
+        }
+        if clocks.half() {
+            self.pulse1.length.clock();
+            self.pulse2.length.clock();
+            self.triangle.length.clock();
+            self.noise.length.clock();
+            self.pulse1.clock_sweep();
+            self.pulse2.clock_sweep();
+        }
+        self.output_dirty = true;
+    }
+
+    fn commit_length_counters(&mut self) {
+        self.length_commit_pending = false;
+        self.rearm_pending = true;
+        self.pulse1.length.commit();
+        self.pulse2.length.commit();
+        self.triangle.length.commit();
+        self.noise.length.commit();
+        self.output_dirty = true;
+    }
+
+    fn update_output(&mut self) {
+        self.output_dirty = false;
+        if self.resampler.enabled() {
+            let level = self.current_level();
+            self.resampler.set_level(self.cycle, level);
+        }
+    }
+
+    fn current_level(&mut self) -> f32 {
+        self.mixer.mix(
+            self.pulse1.output(),
+            self.pulse2.output(),
+            self.triangle.output(),
+            self.noise.output(),
+            self.dmc.output(),
+        )
+    }
+
+    fn status_bits(&self) -> u8 {
+        u8::from(self.pulse1.length.is_active())
+            | u8::from(self.pulse2.length.is_active()) << 1
+            | u8::from(self.triangle.length.is_active()) << 2
+            | u8::from(self.noise.length.is_active()) << 3
+            | u8::from(self.dmc.is_active()) << 4
+            | u8::from(self.frame_counter.irq_flag) << 6
+            | u8::from(self.dmc.irq_flag) << 7
+    }
+
+    /// $4015 read: `IF-D NT21`. Acknowledges the frame IRQ. Bit 5 is returned as 0 (open bus is
+    /// the console's business).
+    ///
+    /// The acknowledge is latched and only clears the flag at the start of the next get cycle
+    /// (AccuracyCoin "Frame Counter IRQ" 6/7: of two reads on consecutive cycles, the second
+    /// still sees the flag when the first was on a get cycle). A flag set by the sequencer on
+    /// the clearing tick stays set, so in 4-step mode, where the flag is set on three
+    /// consecutive cycles, reads on or just before those cycles do not clear it.
+    pub fn read_status(&mut self) -> u8 {
+        let status = self.status_bits();
+        let clear_tick = if Self::is_get_cycle(self.cycle) {
+            self.cycle + 1
+        } else {
+            self.cycle
+        };
+        if clear_tick < self.frame_irq_clear_tick {
+            self.frame_irq_clear_tick = clear_tick;
+            self.next_event = self.next_event.min(clear_tick);
+        }
+        status
+    }
+
+    /// $4015 as it would read, without side effects.
+    pub fn peek_status(&self) -> u8 {
+        self.status_bits()
+    }
+
+    fn write_status(&mut self, value: u8) {
+        self.pulse1.length.set_enabled(value & 0x01 != 0);
+        self.pulse2.length.set_enabled(value & 0x02 != 0);
+        self.triangle.length.set_enabled(value & 0x04 != 0);
+        self.noise.length.set_enabled(value & 0x08 != 0);
+        if self.dmc.set_enabled(value & 0x10 != 0) {
+            let delay = if Self::is_get_cycle(self.cycle) {
+                DMC_LOAD_DELAY_GET
+            } else {
+                DMC_LOAD_DELAY_PUT
+            };
+            self.dmc_load_tick = self.cycle + u64::from(delay) - 1;
+        } else if value & 0x10 == 0 {
+            self.dmc_load_tick = NEVER;
+        }
+        self.touch();
+    }
+
+    /// Register write, $4000-$4013, $4015 and $4017; other addresses are ignored.
+    pub fn write_register(&mut self, addr: u16, value: u8) {
+        match addr {
+            0x4000..=0x4003 => {
+                self.pulse1.write(addr, value);
+                self.length_commit_pending |= addr & 3 == 0 || addr & 3 == 3;
+            }
+            0x4004..=0x4007 => {
+                self.pulse2.write(addr, value);
+                self.length_commit_pending |= addr & 3 == 0 || addr & 3 == 3;
+            }
+            0x4008..=0x400B => {
+                self.triangle.write(addr, value);
+                self.length_commit_pending |= addr & 3 == 0 || addr & 3 == 3;
+            }
+            0x400C..=0x400F => {
+                self.noise.write(addr, value);
+                self.length_commit_pending |= addr & 3 == 0 || addr & 3 == 3;
+            }
+            0x4010..=0x4013 => self.dmc.write(addr, value),
+            0x4015 => self.write_status(value),
+            0x4017 => {
+                let delay = if Self::is_get_cycle(self.cycle) {
+                    FRAME_COUNTER_WRITE_DELAY_GET
+                } else {
+                    FRAME_COUNTER_WRITE_DELAY_PUT
+                };
+                self.frame_counter.write(value, self.cycle, delay);
+            }
+            _ => return,
+        }
+        self.touch();
+    }
+
+    /// The /IRQ output (frame IRQ flag or DMC IRQ flag) for the CPU to sample after a cycle's
+    /// `tick`. It shows the flags as they were at that cycle's bus access: a flag set by the
+    /// frame counter during tick N is on the line sampled after tick N+1, the same cycle a
+    /// $4015 read first sees it (this timing passes blargg's 08.irq_timing); a flag cleared by
+    /// a $4015 read or register write on cycle N is off the line sampled after tick N.
+    #[inline]
+    pub fn irq_line(&self) -> bool {
+        self.irq_output
+    }
+
+    /// `Some(address)` while the DMC wants a sample byte fetched. The request appears after
+    /// the tick that raised it; the DMA unit should try to halt the CPU from the next cycle.
+    #[inline]
+    pub fn dmc_dma_address(&self) -> Option<u16> {
+        self.dmc.dma_address()
+    }
+
+    /// The DMA unit read the requested byte. Ignored when no request is pending (the request
+    /// was withdrawn by a $4015 write while the CPU was being halted).
+    pub fn dmc_dma_complete(&mut self, value: u8) {
+        self.dmc.dma_complete(value);
+        // A DMC IRQ raised by the last byte goes onto the line at this cycle's tick.
+        self.next_event = self.cycle;
+    }
+
+    /// Output sample rate in Hz (e.g. 44100); 0 turns audio generation off (fastest).
+    /// Allocates the sample buffer (about a quarter second), so call it outside the frame loop.
+    pub fn set_sample_rate(&mut self, hz: u32) {
+        let level = self.current_level();
+        self.resampler.set_sample_rate(hz, self.cycle, level);
+        self.touch();
+    }
+
+    /// Move the mono samples (-1.0..=1.0) completed so far to the end of `out`.
+    /// Call about once per frame; the internal buffer holds a quarter second, beyond which
+    /// the oldest audio is dropped.
+    pub fn take_samples(&mut self, out: &mut Vec<f32>) {
+        self.resampler.take_samples(self.cycle, out);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,151 @@
+//! Noise channel (NESdev "APU Noise").
+
+use crate::envelope::Envelope;
+use crate::length_counter::LengthCounter;
+
+/// NTSC periods in CPU cycles (the timer counts half as many APU cycles).
+const NOISE_PERIODS: [u16; 16] = [
+    4, 8, 16, 32, 64, 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068,
+];
+
+#[derive(Clone, Debug)]
+pub(crate) struct Noise {
+    /// Mode flag (bit 7 of $400E): feedback from bit 6 instead of bit 1 (93- or 31-step loop).
+    short_mode: bool,
+    /// Timer period in CPU cycles.
+    period: u16,
+    /// 15-bit linear feedback shift register; all zero at power-up.
+    shift_register: u16,
+    pub(crate) envelope: Envelope,
+    pub(crate) length: LengthCounter,
+}
+
+impl Noise {
+    pub(crate) fn new() -> Noise {
+        Noise {
+            short_mode: false,
+            period: NOISE_PERIODS[0],
+            shift_register: 0,
+            envelope: Envelope::default(),
+            length: LengthCounter::default(),
+        }
+    }
+
+    pub(crate) fn write(&mut self, register: u16, value: u8) {
+        match register & 3 {
+            0 => {
+                self.length.set_halt(value & 0x20 != 0);
+                self.envelope.write_control(value);
+            }
+            1 => {}
+            2 => {
+                self.short_mode = value & 0x80 != 0;
+                self.period = NOISE_PERIODS[usize::from(value & 0x0F)];
+            }
+            _ => {
+                self.length.load(value >> 3);
+                self.envelope.restart();
+            }
+        }
+    }
+
+    /// CPU cycles between timer expiries.
+    #[inline]
+    pub(crate) fn timer_period(&self) -> u64 {
+        u64::from(self.period)
+    }
+
+    /// Timer expiry: clock the shift register.
+    pub(crate) fn shift(&mut self) {
+        let tap = if self.short_mode { 6 } else { 1 };
+        // From the all-zero power-up state the first clock shifts in a 1 (NESdev "CPU power up
+        // state"); otherwise the register would stay stuck at zero.
+        let feedback = if self.shift_register == 0 {
+            1
+        } else {
+            (self.shift_register ^ (self.shift_register >> tap)) & 1
+        };
+        self.shift_register = (self.shift_register >> 1) | (feedback << 14);
+    }
+
+    #[inline]
+    pub(crate) fn output(&self) -> u8 {
+        if self.shift_register & 1 != 0 || !self.length.is_active() {
+            0
+        } else {
+            self.envelope.volume()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sequence_period(short_mode: bool) -> usize {
+        let mut noise = Noise::new();
+        noise.short_mode = short_mode;
+        noise.shift_register = 1;
+        let start = noise.shift_register;
+        let mut steps = 0;
+        loop {
+            noise.shift();
+            steps += 1;
+            if noise.shift_register == start || steps > 40000 {
+                return steps;
+            }
+        }
+    }
+
+    #[test]
+    fn long_mode_is_maximal_length() {
+        assert_eq!(sequence_period(false), 32767);
+    }
+
+    #[test]
+    fn short_mode_from_one_loops_in_93_steps() {
+        assert_eq!(sequence_period(true), 93);
+    }
+
+    #[test]
+    fn lfsr_first_steps_long_mode() {
+        let mut noise = Noise::new();
+        noise.shift();
+        assert_eq!(noise.shift_register, 0x4000, "zero state shifts in a 1");
+        noise.shift_register = 1;
+        noise.shift(); // bit0 ^ bit1 = 1
+        assert_eq!(noise.shift_register, 0x4000);
+        noise.shift_register = 0b11;
+        noise.shift(); // 1 ^ 1 = 0
+        assert_eq!(noise.shift_register, 0b1);
+    }
+
+    #[test]
+    fn lfsr_short_mode_uses_bit_six() {
+        let mut noise = Noise::new();
+        noise.short_mode = true;
+        noise.shift_register = 0b100_0001;
+        noise.shift(); // bit0 ^ bit6 = 0
+        assert_eq!(noise.shift_register, 0b10_0000);
+        noise.shift_register = 0b11;
+        noise.shift(); // bit0 ^ bit6 = 1 (bit 1 ignored)
+        assert_eq!(noise.shift_register, 0x4001);
+    }
+
+    #[test]
+    fn period_table_and_output_gating() {
+        let mut noise = Noise::new();
+        noise.length.set_enabled(true);
+        noise.write(0, 0x3F);
+        noise.write(2, 0x04); // 64 CPU cycles = 32 APU cycles
+        noise.write(3, 0x08);
+        noise.length.commit();
+        assert_eq!(noise.timer_period(), 64);
+        noise.write(2, 0x0F);
+        assert_eq!(noise.timer_period(), 4068);
+        noise.shift_register = 0x10;
+        assert_eq!(noise.output(), 15);
+        noise.shift_register = 0x11;
+        assert_eq!(noise.output(), 0, "bit 0 set mutes");
+    }
+}

@@ -1,0 +1,274 @@
+//! Pulse (square) channels 1 and 2 with their sweep units (NESdev "APU Pulse", "APU Sweep").
+
+use crate::envelope::Envelope;
+use crate::length_counter::LengthCounter;
+
+/// Duty waveforms indexed by the sequencer position. The sequencer counts *down*
+/// (0, 7, 6, ..., 1) so the waveform heard for duty 0 is 0 1 0 0 0 0 0 0.
+const DUTY_TABLE: [[u8; 8]; 4] = [
+    [0, 0, 0, 0, 0, 0, 0, 1],
+    [0, 0, 0, 0, 0, 0, 1, 1],
+    [0, 0, 0, 0, 1, 1, 1, 1],
+    [1, 1, 1, 1, 1, 1, 0, 0],
+];
+
+#[derive(Clone, Debug)]
+pub(crate) struct Pulse {
+    /// Pulse 1's sweep negates with ones' complement (subtracts one more than pulse 2).
+    negate_extra: u16,
+    duty: u8,
+    sequence_position: u8,
+    /// 11-bit timer period, in APU cycles minus one. The timer itself is scheduled by the
+    /// Apu as an absolute CPU cycle (see `timer_period`).
+    period: u16,
+    pub(crate) envelope: Envelope,
+    pub(crate) length: LengthCounter,
+    sweep_enabled: bool,
+    sweep_negate: bool,
+    sweep_divider_period: u8,
+    sweep_shift: u8,
+    sweep_divider: u8,
+    sweep_reload: bool,
+    /// The sweep unit silences the channel when the period is < 8 or the target > $7FF,
+    /// whether or not the sweep is enabled. Cached because it only changes on writes/sweeps.
+    sweep_muted: bool,
+}
+
+impl Pulse {
+    pub(crate) fn new(is_pulse1: bool) -> Pulse {
+        let mut pulse = Pulse {
+            negate_extra: u16::from(is_pulse1),
+            duty: 0,
+            sequence_position: 0,
+            period: 0,
+            envelope: Envelope::default(),
+            length: LengthCounter::default(),
+            sweep_enabled: false,
+            sweep_negate: false,
+            sweep_divider_period: 0,
+            sweep_shift: 0,
+            sweep_divider: 0,
+            sweep_reload: false,
+            sweep_muted: true,
+        };
+        pulse.update_sweep_mute();
+        pulse
+    }
+
+    /// Register write; `register` is the address's low two bits.
+    pub(crate) fn write(&mut self, register: u16, value: u8) {
+        match register & 3 {
+            0 => {
+                self.duty = value >> 6;
+                self.length.set_halt(value & 0x20 != 0);
+                self.envelope.write_control(value);
+            }
+            1 => {
+                self.sweep_enabled = value & 0x80 != 0;
+                self.sweep_divider_period = (value >> 4) & 7;
+                self.sweep_negate = value & 0x08 != 0;
+                self.sweep_shift = value & 7;
+                self.sweep_reload = true;
+                self.update_sweep_mute();
+            }
+            2 => {
+                self.period = (self.period & 0x700) | u16::from(value);
+                self.update_sweep_mute();
+            }
+            _ => {
+                self.period = (self.period & 0xFF) | (u16::from(value & 7) << 8);
+                self.length.load(value >> 3);
+                // Writing the 4th register restarts the sequencer and the envelope, not the timer.
+                self.sequence_position = 0;
+                self.envelope.restart();
+                self.update_sweep_mute();
+            }
+        }
+    }
+
+    /// CPU cycles between sequencer steps: the timer counts `period + 1` APU cycles.
+    #[inline]
+    pub(crate) fn timer_period(&self) -> u64 {
+        2 * (u64::from(self.period) + 1)
+    }
+
+    /// Timer expiry: the sequencer moves to the next duty step.
+    #[inline]
+    pub(crate) fn step(&mut self) {
+        self.sequence_position = self.sequence_position.wrapping_sub(1) & 7;
+    }
+
+    /// When false the output is 0 whatever the sequencer does, so its timer need not run.
+    #[inline]
+    pub(crate) fn is_audible(&self) -> bool {
+        !self.sweep_muted && self.length.is_active()
+    }
+
+    /// Target period of the sweep unit; negative results clamp to 0.
+    fn sweep_target(&self) -> u16 {
+        let change = self.period >> self.sweep_shift;
+        if self.sweep_negate {
+            self.period.saturating_sub(change + self.negate_extra)
+        } else {
+            self.period + change
+        }
+    }
+
+    fn update_sweep_mute(&mut self) {
+        self.sweep_muted = self.period < 8 || self.sweep_target() > 0x7FF;
+    }
+
+    /// Half-frame clock of the sweep unit.
+    pub(crate) fn clock_sweep(&mut self) {
+        if self.sweep_divider == 0
+            && self.sweep_enabled
+            && self.sweep_shift != 0
+            && !self.sweep_muted
+        {
+            self.period = self.sweep_target();
+            self.update_sweep_mute();
+        }
+        if self.sweep_divider == 0 || self.sweep_reload {
+            self.sweep_divider = self.sweep_divider_period;
+            self.sweep_reload = false;
+        } else {
+            self.sweep_divider -= 1;
+        }
+    }
+
+    /// Current DAC input, 0-15.
+    #[inline]
+    pub(crate) fn output(&self) -> u8 {
+        let high = DUTY_TABLE[usize::from(self.duty & 3)][usize::from(self.sequence_position & 7)];
+        if high == 0 || self.sweep_muted || !self.length.is_active() {
+            0
+        } else {
+            self.envelope.volume()
+        }
+    }
+
+    /// Reset button: the sequencer position is cleared (Quietust's reset trace).
+    pub(crate) fn reset(&mut self) {
+        self.sequence_position = 0;
+    }
+
+    #[cfg(test)]
+    pub(crate) fn period(&self) -> u16 {
+        self.period
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pulse channel playing at constant volume 15 with a long length.
+    fn audible_pulse(is_pulse1: bool, duty: u8, period: u16) -> Pulse {
+        let mut pulse = Pulse::new(is_pulse1);
+        pulse.length.set_enabled(true);
+        pulse.write(0, (duty << 6) | 0x3F);
+        pulse.write(2, (period & 0xFF) as u8);
+        pulse.write(3, ((period >> 8) as u8 & 7) | 0x08);
+        pulse.length.commit();
+        pulse
+    }
+
+    fn waveform(pulse: &mut Pulse) -> Vec<u8> {
+        let mut steps = Vec::new();
+        for _ in 0..8 {
+            steps.push(u8::from(pulse.output() != 0));
+            pulse.step();
+        }
+        steps
+    }
+
+    #[test]
+    fn duty_sequences_from_restart() {
+        let expected: [[u8; 8]; 4] = [
+            [0, 1, 0, 0, 0, 0, 0, 0],
+            [0, 1, 1, 0, 0, 0, 0, 0],
+            [0, 1, 1, 1, 1, 0, 0, 0],
+            [1, 0, 0, 1, 1, 1, 1, 1],
+        ];
+        for (duty, sequence) in expected.iter().enumerate() {
+            let mut pulse = audible_pulse(false, duty as u8, 100);
+            assert_eq!(&waveform(&mut pulse), sequence, "duty {duty}");
+        }
+    }
+
+    #[test]
+    fn timer_steps_every_period_plus_one_apu_cycles() {
+        let mut pulse = audible_pulse(false, 2, 20);
+        assert_eq!(pulse.timer_period(), 42);
+        pulse.write(3, 0x07);
+        assert_eq!(pulse.timer_period(), 2 * (0x714 + 1));
+    }
+
+    #[test]
+    fn short_period_and_overflowing_target_mute() {
+        let mut pulse = audible_pulse(false, 3, 7);
+        assert_eq!(pulse.output(), 0, "period < 8 mutes");
+        pulse.write(2, 8);
+        assert_eq!(pulse.output(), 15);
+        // Shift 0, no negate: target = 2 * period; period $400 gives $800 > $7FF.
+        let mut high = audible_pulse(false, 3, 0x400);
+        assert_eq!(
+            high.output(),
+            0,
+            "target > $7FF mutes even with sweep disabled"
+        );
+        high.write(1, 0x01); // shift 1 => target $600
+        assert_eq!(high.output(), 15);
+    }
+
+    #[test]
+    fn sweep_negate_differs_between_channels() {
+        let mut pulse1 = audible_pulse(true, 2, 0x100);
+        let mut pulse2 = audible_pulse(false, 2, 0x100);
+        for pulse in [&mut pulse1, &mut pulse2] {
+            pulse.write(1, 0x88 | 0x01); // enabled, period 0, negate, shift 1
+        }
+        assert_eq!(pulse1.sweep_target(), 0x100 - 0x80 - 1);
+        assert_eq!(pulse2.sweep_target(), 0x100 - 0x80);
+        pulse1.clock_sweep();
+        pulse2.clock_sweep();
+        assert_eq!(pulse1.period(), 0x7F);
+        assert_eq!(pulse2.period(), 0x80);
+    }
+
+    #[test]
+    fn sweep_divider_period_and_reload() {
+        let mut pulse = audible_pulse(false, 2, 0x100);
+        pulse.write(1, 0x80 | (2 << 4) | 0x02); // enabled, divider period 2, shift 2
+                                                // First clock: divider is 0 => adjust, and reload flag reloads the divider to 2.
+        pulse.clock_sweep();
+        assert_eq!(pulse.period(), 0x140);
+        pulse.clock_sweep();
+        pulse.clock_sweep();
+        assert_eq!(pulse.period(), 0x140, "divider counts 2, 1");
+        pulse.clock_sweep();
+        assert_eq!(pulse.period(), 0x190);
+    }
+
+    #[test]
+    fn sweep_with_zero_shift_does_not_change_period() {
+        let mut pulse = audible_pulse(false, 2, 0x100);
+        pulse.write(1, 0x80);
+        pulse.clock_sweep();
+        assert_eq!(pulse.period(), 0x100);
+    }
+
+    #[test]
+    fn length_zero_silences() {
+        let mut pulse = Pulse::new(true);
+        pulse.write(0, 0xBF);
+        pulse.write(2, 0x40);
+        pulse.write(3, 0x08); // disabled: length load ignored
+        pulse.length.commit();
+        assert!(!pulse.is_audible());
+        for _ in 0..8 {
+            assert_eq!(pulse.output(), 0);
+            pulse.step();
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Band-limited resampling of the mixer output from the CPU clock to the output rate, plus the
+//! NES's analog filter chain (NESdev "APU Mixer": high-pass 90 Hz, high-pass 440 Hz, low-pass
+//! 14 kHz).
+//!
+//! Blip-buffer style: the mixer output is a step function that changes only at a few CPU
+//! cycles, so instead of filtering 1.79 million samples per second we add, for each change, a
+//! band-limited step (the change times the derivative of a windowed-sinc step, centred on the
+//! exact sub-sample time) into a buffer of differences. Reading integrates the differences.
+//! The cost is per change, not per cycle.
+
+use std::f64::consts::PI;
+use std::fmt;
+
+/// NTSC CPU clock: 21.477272 MHz / 12.
+const CPU_CLOCK_HZ: f64 = 21_477_272.0 / 12.0;
+/// Taps of the band-limited step; the output is delayed by half of this.
+const KERNEL_TAPS: usize = 32;
+/// Sub-sample positions of the kernel (log2).
+const PHASE_BITS: u32 = 6;
+const PHASES: usize = 1 << PHASE_BITS;
+/// Kernel cutoff as a fraction of the output rate (Nyquist = 0.5).
+const CUTOFF: f64 = 0.43;
+/// Fixed-point fraction bits of sample positions.
+const FRACTION_BITS: u32 = 32;
+/// Buffer length in seconds of output: how long `take_samples` may be left uncalled before
+/// changes are dropped.
+const BUFFER_SECONDS_DIVISOR: u32 = 4;
+
+/// One-pole filter state (NESdev "APU Mixer" describes the console's RC filters as first order).
+#[derive(Clone, Copy, Debug, Default)]
+struct OnePole {
+    coefficient: f32,
+    previous_input: f32,
+    previous_output: f32,
+}
+
+impl OnePole {
+    fn high_pass(cutoff_hz: f64, sample_rate: f64) -> OnePole {
+        let rc = 1.0 / (2.0 * PI * cutoff_hz);
+        let dt = 1.0 / sample_rate;
+        OnePole {
+            coefficient: (rc / (rc + dt)) as f32,
+            ..OnePole::default()
+        }
+    }
+
+    fn low_pass(cutoff_hz: f64, sample_rate: f64) -> OnePole {
+        let rc = 1.0 / (2.0 * PI * cutoff_hz);
+        let dt = 1.0 / sample_rate;
+        OnePole {
+            coefficient: (dt / (rc + dt)) as f32,
+            ..OnePole::default()
+        }
+    }
+
+    #[inline]
+    fn run_high_pass(&mut self, input: f32) -> f32 {
+        let output = self.coefficient * (self.previous_output + input - self.previous_input);
+        self.previous_input = input;
+        self.previous_output = output;
+        output
+    }
+
+    #[inline]
+    fn run_low_pass(&mut self, input: f32) -> f32 {
+        self.previous_output += self.coefficient * (input - self.previous_output);
+        self.previous_output
+    }
+}
+
+/// Blackman-windowed sinc steps: `PHASES` rows of `KERNEL_TAPS` differences, each row summing
+/// to 1 so a step of height h adds exactly h once integrated.
+fn build_kernel() -> Vec<f32> {
+    let mut kernel = vec![0.0f32; PHASES * KERNEL_TAPS];
+    let half = (KERNEL_TAPS / 2) as f64;
+    for (phase, row) in kernel.chunks_exact_mut(KERNEL_TAPS).enumerate() {
+        let fraction = phase as f64 / PHASES as f64;
+        // The step happens at `half - 1 + fraction` samples into the row.
+        let centre = half - 1.0 + fraction;
+        let mut values = [0.0f64; KERNEL_TAPS];
+        for (tap, value) in values.iter_mut().enumerate() {
+            let x = tap as f64 - centre;
+            let sinc = if x.abs() < 1e-9 {
+                2.0 * CUTOFF
+            } else {
+                (2.0 * PI * CUTOFF * x).sin() / (PI * x)
+            };
+            // Blackman window spanning [-half, half] around the centre.
+            let w = (x + half) / (2.0 * half);
+            let window = if (0.0..=1.0).contains(&w) {
+                0.42 - 0.5 * (2.0 * PI * w).cos() + 0.08 * (4.0 * PI * w).cos()
+            } else {
+                0.0
+            };
+            *value = sinc * window;
+        }
+        let sum: f64 = values.iter().sum();
+        for (out, value) in row.iter_mut().zip(values) {
+            *out = (value / sum) as f32;
+        }
+    }
+    kernel
+}
+
+#[derive(Clone)]
+pub(crate) struct Resampler {
+    sample_rate: u32,
+    /// Output samples per CPU cycle, 32.32 fixed point.
+    samples_per_cycle: u64,
+    kernel: Vec<f32>,
+    /// Differences of the band-limited output; index 0 is the first sample not yet taken.
+    deltas: Vec<f32>,
+    /// CPU cycle at which sample position `frame_start_fraction` (in 32.32) of `deltas` lies.
+    frame_start_cycle: u64,
+    frame_start_fraction: u64,
+    /// Mixer level already accounted for in `deltas`.
+    level: f32,
+    integrator: f32,
+    high_pass_90: OnePole,
+    high_pass_440: OnePole,
+    low_pass_14k: OnePole,
+}
+
+impl fmt::Debug for Resampler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resampler")
+            .field("sample_rate", &self.sample_rate)
+            .field("buffered_len", &self.deltas.len())
+            .field("level", &self.level)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resampler {
+    pub(crate) fn new() -> Resampler {
+        Resampler {
+            sample_rate: 0,
+            samples_per_cycle: 0,
+            kernel: Vec::new(),
+            deltas: Vec::new(),
+            frame_start_cycle: 0,
+            frame_start_fraction: 0,
+            level: 0.0,
+            integrator: 0.0,
+            high_pass_90: OnePole::default(),
+            high_pass_440: OnePole::default(),
+            low_pass_14k: OnePole::default(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn enabled(&self) -> bool {
+        self.sample_rate != 0
+    }
+
+    /// (Re)configure; `now` is the current CPU cycle and `level` the current mixer output.
+    pub(crate) fn set_sample_rate(&mut self, hz: u32, now: u64, level: f32) {
+        // Keep the rate in a range where the buffer size and filters stay sensible.
+        let hz = if hz == 0 { 0 } else { hz.clamp(4_000, 384_000) };
+        self.sample_rate = hz;
+        if hz == 0 {
+            self.deltas = Vec::new();
+            return;
+        }
+        if self.kernel.is_empty() {
+            self.kernel = build_kernel();
+        }
+        let rate = f64::from(hz);
+        self.samples_per_cycle = (rate / CPU_CLOCK_HZ * (1u64 << FRACTION_BITS) as f64) as u64;
+        self.deltas = vec![0.0; (hz / BUFFER_SECONDS_DIVISOR) as usize + KERNEL_TAPS];
+        self.frame_start_cycle = now;
+        self.frame_start_fraction = 0;
+        self.level = level;
+        self.integrator = level;
+        self.high_pass_90 = OnePole::high_pass(90.0, rate);
+        self.high_pass_440 = OnePole::high_pass(440.0, rate);
+        self.low_pass_14k = OnePole::low_pass(14_000.0, rate);
+        // Start the filters settled on the current level so enabling audio does not click.
+        self.high_pass_90.previous_input = level;
+        self.low_pass_14k.previous_output = 0.0;
+    }
+
+    /// Position of CPU cycle `cycle` in 32.32 output samples from the buffer start.
+    #[inline]
+    fn position(&self, cycle: u64) -> u64 {
+        cycle
+            .saturating_sub(self.frame_start_cycle)
+            .saturating_mul(self.samples_per_cycle)
+            .saturating_add(self.frame_start_fraction)
+    }
+
+    /// The mixer output became `level` at CPU cycle `cycle`.
+    #[inline]
+    pub(crate) fn set_level(&mut self, cycle: u64, level: f32) {
+        let delta = level - self.level;
+        if delta == 0.0 {
+            return;
+        }
+        self.level = level;
+        let position = self.position(cycle);
+        let index = usize::try_from(position >> FRACTION_BITS).unwrap_or(usize::MAX);
+        let phase = ((position >> (FRACTION_BITS - PHASE_BITS)) as usize) & (PHASES - 1);
+        let (Some(slots), Some(row)) = (
+            self.deltas
+                .get_mut(index..index.saturating_add(KERNEL_TAPS)),
+            self.kernel
+                .get(phase * KERNEL_TAPS..(phase + 1) * KERNEL_TAPS),
+        ) else {
+            // Buffer full (take_samples not called for a long time): the change is lost;
+            // the high-pass filters absorb the resulting offset.
+            return;
+        };
+        for (slot, tap) in slots.iter_mut().zip(row) {
+            *slot += tap * delta;
+        }
+    }
+
+    /// Move the samples complete at CPU cycle `now` into `out`.
+    pub(crate) fn take_samples(&mut self, now: u64, out: &mut Vec<f32>) {
+        if self.sample_rate == 0 {
+            return;
+        }
+        let position = self.position(now);
+        let available = usize::try_from(position >> FRACTION_BITS).unwrap_or(usize::MAX);
+        let capacity = self.deltas.len() - KERNEL_TAPS;
+        let count = available.min(capacity);
+        out.reserve(count);
+        for &delta in &self.deltas[..count] {
+            self.integrator += delta;
+            let mut sample = self.high_pass_90.run_high_pass(self.integrator);
+            sample = self.high_pass_440.run_high_pass(sample);
+            sample = self.low_pass_14k.run_low_pass(sample);
+            out.push(sample.clamp(-1.0, 1.0));
+        }
+        // Keep the tail that later samples still need, and clear what was consumed.
+        self.deltas.copy_within(count..count + KERNEL_TAPS, 0);
+        self.deltas[KERNEL_TAPS..count + KERNEL_TAPS].fill(0.0);
+        if available > capacity {
+            // Overrun: drop the excess time rather than grow the buffer.
+            self.frame_start_fraction = 0;
+        } else {
+            self.frame_start_fraction = position & ((1u64 << FRACTION_BITS) - 1);
+        }
+        self.frame_start_cycle = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_rows_sum_to_one() {
+        let kernel = build_kernel();
+        for row in kernel.chunks_exact(KERNEL_TAPS) {
+            let sum: f32 = row.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn sample_count_tracks_the_clock() {
+        let mut resampler = Resampler::new();
+        resampler.set_sample_rate(44_100, 0, 0.0);
+        let mut out = Vec::new();
+        // One second of CPU cycles in uneven chunks.
+        let mut now = 0u64;
+        let second = CPU_CLOCK_HZ.round() as u64;
+        while now < second {
+            now = (now + 29_781).min(second);
+            resampler.take_samples(now, &mut out);
+        }
+        assert!((out.len() as i64 - 44_100).abs() <= 1, "{}", out.len());
+    }
+
+    #[test]
+    fn step_settles_and_high_pass_returns_to_zero() {
+        let mut resampler = Resampler::new();
+        resampler.set_sample_rate(48_000, 0, 0.0);
+        resampler.set_level(100, 0.5);
+        let mut out = Vec::new();
+        resampler.take_samples(1_789_773 / 100, &mut out);
+        let peak = out.iter().cloned().fold(0.0f32, f32::max);
+        assert!(peak > 0.3, "step passes through: {peak}");
+        let mut tail = Vec::new();
+        resampler.take_samples(1_789_773 / 2, &mut tail);
+        let last = *tail.last().unwrap();
+        assert!(last.abs() < 0.01, "DC removed: {last}");
+    }
+
+    #[test]
+    fn overrun_drops_without_panicking() {
+        let mut resampler = Resampler::new();
+        resampler.set_sample_rate(44_100, 0, 0.0);
+        for cycle in 0..2_000_000u64 {
+            if cycle % 1000 == 0 {
+                resampler.set_level(cycle * 1000, if cycle % 2000 == 0 { 0.2 } else { 0.0 });
+            }
+        }
+        let mut out = Vec::new();
+        resampler.take_samples(u64::MAX / 2, &mut out);
+        assert!(out.len() <= 44_100 / 4);
+        assert!(out.iter().all(|s| s.is_finite()));
+    }
+}

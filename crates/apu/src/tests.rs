@@ -1,0 +1,689 @@
+//! Whole-APU tests through the public interface, with the console's timing contract:
+//! an access on cycle N happens before `tick()` for cycle N.
+
+use super::*;
+
+/// Tick until `apu.cycle == cycle`.
+fn run_to(apu: &mut Apu, cycle: u64) {
+    while apu.cycle < cycle {
+        apu.tick();
+    }
+}
+
+/// Align so the next access happens on a get (`true`) or put cycle.
+fn align(apu: &mut Apu, get: bool) {
+    if Apu::is_get_cycle(apu.cycle) != get {
+        apu.tick();
+    }
+}
+
+/// Cycles from an access on cycle `write_cycle` to the first access that sees the frame IRQ.
+fn cycles_until_frame_irq(apu: &mut Apu, write_cycle: u64) -> u64 {
+    for _ in 0..100_000 {
+        if apu.peek_status() & 0x40 != 0 {
+            return apu.cycle - write_cycle;
+        }
+        apu.tick();
+    }
+    panic!("frame IRQ never set");
+}
+
+#[test]
+fn power_on_state() {
+    let apu = Apu::new();
+    assert_eq!(apu.peek_status(), 0);
+    assert!(!apu.irq_line());
+    assert_eq!(apu.dmc_dma_address(), None);
+}
+
+#[test]
+fn power_on_acts_as_if_4017_written_before_first_instruction() {
+    // blargg apu_reset/4017_timing and 09.reset_timing: the first instruction starts at cycle 7
+    // (after the reset sequence) and the IRQ flag must appear as if $00 had been written to
+    // $4017 9-12 cycles earlier. A write at cycle W is seen 29831 cycles later (get alignment).
+    let mut apu = Apu::new();
+    let seen = cycles_until_frame_irq(&mut apu, 0);
+    let virtual_write = seen as i64 - 29831;
+    let delay_before_first_instruction = 7 - virtual_write;
+    assert!(
+        (9..=12).contains(&delay_before_first_instruction),
+        "delay {delay_before_first_instruction}"
+    );
+    // The line follows the flag one cycle later (it shows the state of the cycle's access).
+    assert!(!apu.irq_line());
+    apu.tick();
+    assert!(apu.irq_line());
+}
+
+#[test]
+fn frame_irq_after_4017_write_on_get_cycle() {
+    let mut apu = Apu::new();
+    run_to(&mut apu, 1000);
+    align(&mut apu, true);
+    let write_cycle = apu.cycle;
+    apu.write_register(0x4017, 0x00);
+    // blargg 6-irq_flag_timing / 07.irq_flag_timing: set 29831 clocks after the write.
+    assert_eq!(cycles_until_frame_irq(&mut apu, write_cycle), 29831);
+}
+
+#[test]
+fn frame_irq_after_4017_write_on_put_cycle_is_one_later() {
+    let mut apu = Apu::new();
+    run_to(&mut apu, 1000);
+    align(&mut apu, false);
+    let write_cycle = apu.cycle;
+    apu.write_register(0x4017, 0x00);
+    assert_eq!(cycles_until_frame_irq(&mut apu, write_cycle), 29832);
+}
+
+#[test]
+fn frame_irq_flag_is_set_on_three_consecutive_cycles() {
+    let mut apu = Apu::new();
+    run_to(&mut apu, 100);
+    align(&mut apu, true);
+    let write = apu.cycle;
+    apu.write_register(0x4017, 0x00);
+    run_to(&mut apu, write + 29831);
+    // Reads on the first two visible cycles clear it, but it is set again by the next tick.
+    assert_ne!(apu.read_status() & 0x40, 0);
+    apu.tick();
+    assert_ne!(apu.read_status() & 0x40, 0);
+    apu.tick();
+    assert_ne!(apu.read_status() & 0x40, 0);
+    apu.tick();
+    // The third set has happened before the previous read; now it stays clear.
+    assert_eq!(apu.read_status() & 0x40, 0);
+    apu.tick();
+    assert_eq!(apu.peek_status() & 0x40, 0);
+    // Periodic: next frame 29830 cycles later.
+    run_to(&mut apu, write + 29831 + 29830 - 1);
+    assert_eq!(apu.peek_status() & 0x40, 0);
+    apu.tick();
+    assert_ne!(apu.peek_status() & 0x40, 0);
+}
+
+#[test]
+fn reading_status_clears_frame_irq_but_peek_does_not() {
+    let mut apu = Apu::new();
+    run_to(&mut apu, 40_000);
+    assert!(apu.irq_line());
+    assert_ne!(apu.peek_status() & 0x40, 0);
+    assert_ne!(apu.peek_status() & 0x40, 0);
+    assert_ne!(apu.read_status() & 0x40, 0);
+    assert_eq!(apu.read_status() & 0x40, 0);
+    assert!(
+        apu.irq_line(),
+        "the line drops with the tick of the reading cycle"
+    );
+    apu.tick();
+    assert!(!apu.irq_line());
+}
+
+#[test]
+fn irq_inhibit_and_five_step_mode() {
+    // 3-irq_flag: no flag in modes $40, $80, $C0; writing $40/$C0 clears it; $00/$80 do not.
+    for mode in [0x40u8, 0x80, 0xC0] {
+        let mut apu = Apu::new();
+        apu.write_register(0x4017, mode);
+        run_to(&mut apu, 120_000);
+        assert_eq!(apu.peek_status() & 0x40, 0, "mode {mode:02X}");
+    }
+    let mut apu = Apu::new();
+    run_to(&mut apu, 30_000);
+    apu.write_register(0x4017, 0x00);
+    apu.write_register(0x4017, 0x80);
+    assert_ne!(apu.peek_status() & 0x40, 0);
+    apu.write_register(0x4017, 0xC0);
+    assert_eq!(apu.peek_status() & 0x40, 0);
+}
+
+/// Pulse 1 with a loaded length counter (index 3 = 2) and halt clear.
+fn apu_with_pulse_length(length_index: u8) -> Apu {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, 0x10);
+    apu.write_register(0x4003, length_index << 3);
+    apu.tick();
+    apu
+}
+
+#[test]
+fn writing_80_to_4017_clocks_length_immediately() {
+    let mut apu = apu_with_pulse_length(3); // length 2
+    align(&mut apu, true);
+    apu.write_register(0x4017, 0x80);
+    apu.tick();
+    apu.tick();
+    assert_eq!(apu.pulse1.length.value(), 2);
+    apu.tick();
+    assert_eq!(apu.pulse1.length.value(), 1, "clocked on the 3rd tick");
+    // Writing $00 does not clock.
+    let mut apu = apu_with_pulse_length(3);
+    apu.write_register(0x4017, 0x00);
+    for _ in 0..10 {
+        apu.tick();
+    }
+    assert_eq!(apu.pulse1.length.value(), 2);
+}
+
+#[test]
+fn length_clock_cycles_in_both_modes() {
+    // 5-len_timing: mode 0 half frames at +14915 and +29831 after a get-cycle write, mode 1 at
+    // +2 (the tick the write takes effect), +14915, +37283.
+    for (mode, expected) in [
+        (0x00u8, [14915u64, 29831, 29830 + 14915]),
+        (0x80, [2, 14915, 37283]),
+    ] {
+        let mut apu = apu_with_pulse_length(1); // 254
+        run_to(&mut apu, 10);
+        align(&mut apu, true);
+        let write = apu.cycle;
+        apu.write_register(0x4017, mode);
+        let mut clocks = Vec::new();
+        let mut last = apu.pulse1.length.value();
+        while clocks.len() < 3 {
+            apu.tick();
+            let now = apu.pulse1.length.value();
+            if now != last {
+                // The tick just executed was cycle `apu.cycle - 1`.
+                clocks.push(apu.cycle - 1 - write);
+                last = now;
+            }
+        }
+        assert_eq!(clocks, expected, "mode {mode:02X}");
+    }
+}
+
+#[test]
+fn length_halt_change_takes_effect_after_the_clock() {
+    // blargg 10.len_halt_timing; the length clock is on tick write+14915.
+    for (halt_write_offset, initial, new, expect_clocked) in [
+        (14914u64, 0x10u8, 0x30u8, false),
+        (14915, 0x10, 0x30, true),
+        (14914, 0x30, 0x10, true),
+        (14915, 0x30, 0x10, false),
+    ] {
+        let mut apu = apu_with_pulse_length(1);
+        apu.write_register(0x4000, initial);
+        apu.tick();
+        align(&mut apu, true);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        run_to(&mut apu, write + halt_write_offset);
+        let before = apu.pulse1.length.value();
+        apu.write_register(0x4000, new);
+        run_to(&mut apu, write + 14916);
+        let clocked = apu.pulse1.length.value() != before;
+        assert_eq!(
+            clocked, expect_clocked,
+            "offset {halt_write_offset} {initial:02X}->{new:02X}"
+        );
+    }
+}
+
+#[test]
+fn length_reload_during_clock_is_ignored_when_nonzero() {
+    // blargg 11.len_reload_timing.
+    for (offset, start_index, expected) in [
+        (14914u64, 1u8, 6u8 - 1), // just before the clock: reload (index 5 = 4?) then clocked
+        (14915, 1, 253),          // during the clock, counter non-zero: reload ignored
+        (14916, 1, 4),            // just after: reload works
+    ] {
+        let mut apu = apu_with_pulse_length(start_index);
+        align(&mut apu, true);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        run_to(&mut apu, write + offset);
+        apu.write_register(0x4003, 5 << 3); // LENGTH_TABLE[5] = 4
+        run_to(&mut apu, write + 14917);
+        let expected = if offset == 14914 { 3 } else { expected };
+        assert_eq!(apu.pulse1.length.value(), expected, "offset {offset}");
+    }
+    // Counter zero: a reload during the clock works.
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x01);
+    align(&mut apu, true);
+    let write = apu.cycle;
+    apu.write_register(0x4017, 0x00);
+    run_to(&mut apu, write + 14915);
+    apu.write_register(0x4003, 5 << 3);
+    run_to(&mut apu, write + 14917);
+    assert_eq!(apu.pulse1.length.value(), 4);
+}
+
+#[test]
+fn status_write_enables_and_disables_channels() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x0F);
+    apu.write_register(0x4003, 0x08);
+    apu.write_register(0x4007, 0x08);
+    apu.write_register(0x400B, 0x08);
+    apu.write_register(0x400F, 0x08);
+    apu.tick();
+    assert_eq!(apu.peek_status() & 0x1F, 0x0F);
+    apu.write_register(0x4015, 0x05);
+    assert_eq!(
+        apu.peek_status() & 0x1F,
+        0x05,
+        "disabling clears the length counters"
+    );
+    apu.write_register(0x4007, 0x08);
+    apu.tick();
+    assert_eq!(
+        apu.peek_status() & 0x1F,
+        0x05,
+        "disabled channel does not reload"
+    );
+    // Writes to unrelated addresses are ignored.
+    apu.write_register(0x4014, 0xFF);
+    apu.write_register(0x4016, 0xFF);
+    apu.write_register(0x4018, 0xFF);
+    assert_eq!(apu.peek_status() & 0x1F, 0x05);
+}
+
+/// Start a DMC sample of `length_reg` (bytes = length_reg * 16 + 1) at $C000 and serve its
+/// first DMA.
+fn start_dmc(apu: &mut Apu, control: u8, length_reg: u8) {
+    apu.write_register(0x4010, control);
+    apu.write_register(0x4012, 0x00);
+    apu.write_register(0x4013, length_reg);
+    apu.write_register(0x4015, 0x10);
+    for _ in 0..10 {
+        apu.tick();
+        if apu.dmc_dma_address().is_some() {
+            apu.dmc_dma_complete(0xAA);
+            return;
+        }
+    }
+    panic!("no load DMA");
+}
+
+#[test]
+fn dmc_load_dma_delay_depends_on_alignment() {
+    for (get, expected_ticks) in [(true, 4u64), (false, 3)] {
+        let mut apu = Apu::new();
+        run_to(&mut apu, 50);
+        align(&mut apu, get);
+        apu.write_register(0x4013, 0x01);
+        let write = apu.cycle;
+        apu.write_register(0x4015, 0x10);
+        assert_eq!(apu.peek_status() & 0x10, 0x10);
+        while apu.dmc_dma_address().is_none() {
+            apu.tick();
+            assert!(apu.cycle - write <= 10);
+        }
+        assert_eq!(apu.cycle - write, expected_ticks, "get write: {get}");
+        // The halt is attempted on the next cycle, which must be a get cycle.
+        assert!(Apu::is_get_cycle(apu.cycle));
+        assert_eq!(apu.dmc_dma_address(), Some(0xC000));
+    }
+}
+
+#[test]
+fn dmc_reload_dma_requested_before_put_cycles() {
+    let mut apu = Apu::new();
+    start_dmc(&mut apu, 0x0F, 0x10);
+    let mut requests = 0;
+    for _ in 0..20_000 {
+        apu.tick();
+        if let Some(address) = apu.dmc_dma_address() {
+            assert!(
+                !Apu::is_get_cycle(apu.cycle),
+                "reload DMA halts on a put cycle"
+            );
+            assert_eq!(address, 0xC001 + requests);
+            apu.dmc_dma_complete(0);
+            requests += 1;
+        }
+    }
+    // Rate $F = 54 CPU cycles per bit, 8 bits per byte.
+    assert!((44..=48).contains(&requests), "{requests}");
+}
+
+#[test]
+fn dmc_status_irq_and_restart_rules() {
+    let mut apu = Apu::new();
+    start_dmc(&mut apu, 0x8F, 0x00); // IRQ on, 1 byte: finished by the load DMA
+    assert_eq!(apu.peek_status() & 0x10, 0);
+    assert_ne!(apu.peek_status() & 0x80, 0);
+    apu.tick();
+    assert!(apu.irq_line());
+    // Reading doesn't clear the DMC IRQ; writing $4015 does.
+    apu.read_status();
+    assert_ne!(apu.peek_status() & 0x80, 0);
+    apu.write_register(0x4015, 0x00);
+    assert_eq!(apu.peek_status() & 0x80, 0);
+    apu.tick();
+    assert!(!apu.irq_line());
+
+    // Enabling while a sample plays does not restart it; disabling stops it.
+    let mut apu = Apu::new();
+    start_dmc(&mut apu, 0x0F, 0x01);
+    assert_eq!(apu.peek_status() & 0x10, 0x10);
+    apu.write_register(0x4015, 0x10);
+    assert_eq!(apu.peek_status() & 0x10, 0x10);
+    apu.write_register(0x4015, 0x00);
+    assert_eq!(apu.peek_status() & 0x10, 0);
+    assert_eq!(apu.dmc_dma_address(), None);
+}
+
+#[test]
+fn dmc_direct_load_changes_output() {
+    let mut apu = Apu::new();
+    apu.set_sample_rate(44_100);
+    apu.write_register(0x4011, 0x7F);
+    let mut samples = Vec::new();
+    for _ in 0..2000 {
+        apu.tick();
+    }
+    apu.take_samples(&mut samples);
+    let peak = samples.iter().cloned().fold(0.0f32, f32::max);
+    assert!(peak > 0.2, "a $4011 step is audible: {peak}");
+}
+
+#[test]
+fn reset_clears_status_and_reapplies_4017() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x1F);
+    apu.write_register(0x4008, 0xFF); // triangle halted
+    apu.write_register(0x400B, 0xF8);
+    apu.write_register(0x4010, 0x8F);
+    apu.write_register(0x4017, 0x80);
+    run_to(&mut apu, 10);
+    apu.reset();
+    assert_eq!(apu.peek_status(), 0);
+    assert!(!apu.irq_line());
+    run_to(&mut apu, 200_000);
+    assert_eq!(apu.peek_status() & 0x40, 0, "still 5-step mode after reset");
+
+    // After a reset in 4-step mode the IRQ timing is as at power-on.
+    let mut apu = Apu::new();
+    run_to(&mut apu, 12_346);
+    apu.reset();
+    let start = apu.cycle;
+    let seen = cycles_until_frame_irq(&mut apu, start);
+    let mut fresh = Apu::new();
+    let fresh_seen = cycles_until_frame_irq(&mut fresh, 0);
+    assert!(seen.abs_diff(fresh_seen) <= 1, "{seen} vs {fresh_seen}");
+
+    // Halt flags survive reset (apu_reset/len_ctrs_enabled: "triangle unaffected").
+    let mut apu = Apu::new();
+    apu.write_register(0x4008, 0xFF);
+    apu.reset();
+    apu.write_register(0x4017, 0x00);
+    apu.write_register(0x4015, 0x0F);
+    apu.write_register(0x4003, 0x18);
+    apu.write_register(0x400B, 0x18);
+    let target = apu.cycle + 29830 * 2;
+    run_to(&mut apu, target);
+    assert_eq!(apu.peek_status() & 0x0F, 0x04);
+}
+
+#[test]
+fn cloned_apu_runs_identically() {
+    let mut apu = Apu::new();
+    apu.set_sample_rate(48_000);
+    apu.write_register(0x4015, 0x0F);
+    apu.write_register(0x4000, 0xBF);
+    apu.write_register(0x4002, 0x80);
+    apu.write_register(0x4003, 0x08);
+    run_to(&mut apu, 5000);
+    let mut copy = apu.clone();
+    run_to(&mut apu, 40_000);
+    run_to(&mut copy, 40_000);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    apu.take_samples(&mut a);
+    copy.take_samples(&mut b);
+    assert_eq!(a, b);
+    assert_eq!(apu.peek_status(), copy.peek_status());
+}
+
+// ---------------------------------------------------------------------------------------
+// Audio output
+
+const CPU_HZ: f64 = 21_477_272.0 / 12.0;
+
+/// Render `seconds` of pulse 1 at `period` / `duty` through take_samples, once per frame.
+fn render_pulse(period: u16, duty: u8, seconds: f64, rate: u32) -> Vec<f32> {
+    let mut apu = Apu::new();
+    apu.set_sample_rate(rate);
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, (duty << 6) | 0x30 | 0x0F); // halt, constant volume 15
+    apu.write_register(0x4001, 0x08); // sweep off, negate so the target never mutes
+    apu.write_register(0x4002, (period & 0xFF) as u8);
+    apu.write_register(0x4003, (period >> 8) as u8 & 7);
+    let total = (seconds * CPU_HZ) as u64;
+    let mut samples = Vec::new();
+    while apu.cycle < total {
+        let frame_end = (apu.cycle + 29_781).min(total);
+        run_to(&mut apu, frame_end);
+        apu.take_samples(&mut samples);
+    }
+    samples
+}
+
+/// Render `seconds` of audio after `setup` programmed the registers.
+fn render(setup: impl FnOnce(&mut Apu), seconds: f64, rate: u32) -> Vec<f32> {
+    let mut apu = Apu::new();
+    apu.set_sample_rate(rate);
+    setup(&mut apu);
+    let total = (seconds * CPU_HZ) as u64;
+    let mut samples = Vec::new();
+    while apu.cycle < total {
+        let frame_end = (apu.cycle + 29_781).min(total);
+        run_to(&mut apu, frame_end);
+        apu.take_samples(&mut samples);
+    }
+    samples
+}
+
+/// Magnitude of the Hann-windowed DFT of `samples` at `frequency`.
+fn dft_magnitude(samples: &[f32], rate: f64, frequency: f64) -> f64 {
+    let n = samples.len() as f64;
+    let (mut re, mut im) = (0.0f64, 0.0f64);
+    let step = 2.0 * std::f64::consts::PI * frequency / rate;
+    for (i, &s) in samples.iter().enumerate() {
+        let window = 0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / n).cos();
+        let x = f64::from(s) * window;
+        re += x * (step * i as f64).cos();
+        im -= x * (step * i as f64).sin();
+    }
+    (re * re + im * im).sqrt()
+}
+
+#[test]
+fn pulse_fundamental_frequency_and_duty() {
+    let rate = 44_100.0;
+    let period = 200u16;
+    let expected = CPU_HZ / (16.0 * f64::from(period + 1));
+    let samples = render_pulse(period, 1, 0.5, 44_100);
+    assert!((samples.len() as f64 - rate * 0.5).abs() < 2.0);
+    // Skip the filter start-up; find the strongest frequency between 100 Hz and 2 kHz.
+    let body = &samples[2000..];
+    let mut best = (0.0, 0.0);
+    let mut frequency = 100.0;
+    while frequency < 2000.0 {
+        let magnitude = dft_magnitude(body, rate, frequency);
+        if magnitude > best.1 {
+            best = (frequency, magnitude);
+        }
+        frequency += 1.0;
+    }
+    let error = (best.0 - expected).abs() / expected;
+    assert!(
+        error < 0.01,
+        "measured {} Hz, expected {expected:.1} Hz",
+        best.0
+    );
+
+    // Duty 25%: harmonic n has amplitude |sin(pi n / 4)| / n, so h4 = 0 and h2/h1 = 0.707.
+    let h = |n: f64| dft_magnitude(body, rate, expected * n);
+    let (h1, h2, h3, h4) = (h(1.0), h(2.0), h(3.0), h(4.0));
+    assert!(
+        h4 < 0.05 * h2,
+        "25% duty has no 4th harmonic: h2 {h2} h4 {h4}"
+    );
+    let ratio = h2 / h1;
+    assert!((0.6..0.85).contains(&ratio), "h2/h1 {ratio}");
+    assert!(h3 > 0.2 * h1);
+
+    // Duty 50%: no even harmonics.
+    let samples = render_pulse(period, 2, 0.5, 44_100);
+    let body = &samples[2000..];
+    let h = |n: f64| dft_magnitude(body, rate, expected * n);
+    assert!(h(2.0) < 0.05 * h(1.0) && h(4.0) < 0.05 * h(3.0));
+    // Duty 12.5%: the 8th harmonic vanishes, the 4th does not.
+    let samples = render_pulse(period, 0, 0.5, 44_100);
+    let body = &samples[2000..];
+    let h = |n: f64| dft_magnitude(body, rate, expected * n);
+    assert!(h(8.0) < 0.05 * h(4.0));
+}
+
+#[test]
+fn high_note_has_little_aliased_energy() {
+    let rate = 44_100.0;
+    let period = 20u16; // ~5.33 kHz, 12.5% duty: strong harmonics far above Nyquist
+    let fundamental = CPU_HZ / (16.0 * f64::from(period + 1));
+    let samples = render_pulse(period, 0, 0.3, 44_100);
+    let body = &samples[2000..];
+    let (mut harmonic_energy, mut other_energy) = (0.0, 0.0);
+    let mut frequency = 200.0;
+    while frequency < 20_000.0 {
+        let magnitude = dft_magnitude(body, rate, frequency);
+        let nearest = (frequency / fundamental).round() * fundamental;
+        if (frequency - nearest).abs() < 60.0 {
+            harmonic_energy += magnitude * magnitude;
+        } else {
+            other_energy += magnitude * magnitude;
+        }
+        frequency += 20.0;
+    }
+    let ratio = other_energy / harmonic_energy;
+    println!("aliased/harmonic energy {ratio:e}");
+    assert!(ratio < 1e-3, "aliased/harmonic energy {ratio:e}");
+}
+
+#[test]
+fn no_output_work_with_sample_rate_zero() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, 0xBF);
+    apu.write_register(0x4003, 0x08);
+    run_to(&mut apu, 100_000);
+    let mut samples = Vec::new();
+    apu.take_samples(&mut samples);
+    assert!(samples.is_empty());
+    apu.set_sample_rate(48_000);
+    run_to(&mut apu, 200_000);
+    apu.take_samples(&mut samples);
+    assert!(!samples.is_empty());
+    apu.set_sample_rate(0);
+    run_to(&mut apu, 300_000);
+    samples.clear();
+    apu.take_samples(&mut samples);
+    assert!(samples.is_empty());
+}
+
+/// Rough speed check: `cargo test -p nes-apu --release -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn tick_speed() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x0F);
+    apu.write_register(0x4000, 0xBF);
+    apu.write_register(0x4002, 0xFD);
+    apu.write_register(0x4003, 0x08);
+    apu.write_register(0x4008, 0xFF);
+    apu.write_register(0x400A, 0x80);
+    apu.write_register(0x400B, 0x08);
+    apu.write_register(0x400C, 0x3F);
+    apu.write_register(0x400E, 0x05);
+    apu.write_register(0x400F, 0x08);
+    let mut out = Vec::with_capacity(4096);
+    let frames: u32 = std::env::var("APU_SPEED_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let rate: u32 = std::env::var("APU_SPEED_RATE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48_000);
+    apu.set_sample_rate(rate);
+    let start = std::time::Instant::now();
+    for _ in 0..frames {
+        for _ in 0..29_781 {
+            apu.tick();
+        }
+        out.clear();
+        apu.take_samples(&mut out);
+    }
+    let elapsed = start.elapsed();
+    let per_tick = elapsed.as_secs_f64() * 1e9 / (f64::from(frames) * 29_781.0);
+    println!("{per_tick:.2} ns per tick");
+}
+
+#[test]
+fn triangle_plays_at_its_frequency() {
+    let rate = 48_000.0;
+    // ~1 kHz, where the console's 90/440 Hz high-passes barely change the harmonic ratios.
+    let period = 55u16;
+    let expected = CPU_HZ / (32.0 * f64::from(period + 1));
+    let samples = render(
+        |apu| {
+            apu.write_register(0x4015, 0x04);
+            apu.write_register(0x4008, 0xFF); // control set: linear counter holds
+            apu.write_register(0x400A, (period & 0xFF) as u8);
+            apu.write_register(0x400B, (period >> 8) as u8);
+        },
+        0.5,
+        48_000,
+    );
+    let body = &samples[2000..];
+    let at = |f: f64| dft_magnitude(body, rate, f);
+    assert!(
+        at(expected) > 20.0 * at(expected * 1.5),
+        "fundamental dominates"
+    );
+    // A triangle has only odd harmonics, falling as 1/n^2; the DAC's compressive curve adds a
+    // small second harmonic.
+    let second = at(expected * 2.0) / at(expected);
+    assert!(second < 0.08, "h2/h1 {second}");
+    let third = at(expected * 3.0) / at(expected);
+    assert!((0.09..0.15).contains(&third), "h3/h1 {third} (ideal 1/9)");
+}
+
+#[test]
+fn everything_at_full_volume_stays_in_range() {
+    let samples = render(
+        |apu| {
+            apu.write_register(0x4015, 0x1F);
+            for (addr, value) in [
+                (0x4000u16, 0xBF),
+                (0x4002, 0x10),
+                (0x4003, 0x08),
+                (0x4004, 0x7F),
+                (0x4006, 0x08),
+                (0x4007, 0x08),
+                (0x4008, 0xFF),
+                (0x400A, 0x20),
+                (0x400B, 0x08),
+                (0x400C, 0x3F),
+                (0x400E, 0x00),
+                (0x400F, 0x08),
+                (0x4010, 0x4F),
+                (0x4011, 0x7F),
+                (0x4013, 0xFF),
+            ] {
+                apu.write_register(addr, value);
+            }
+        },
+        0.3,
+        44_100,
+    );
+    assert!(samples.len() > 13_000);
+    assert!(samples
+        .iter()
+        .all(|s| s.is_finite() && (-1.0..=1.0).contains(s)));
+    let energy: f32 = samples.iter().map(|s| s * s).sum();
+    assert!(energy > 1.0, "audible: {energy}");
+}

@@ -1,0 +1,54 @@
+//! CNROM (mapper 3): fixed 16/32 KiB PRG, an 8 KiB CHR ROM bank chosen by any write to
+//! $8000-$FFFF, fixed mirroring. Bus conflicts unless NES 2.0 submapper 1 says otherwise.
+
+use crate::header::RomInfo;
+use crate::memory::Memory;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Cnrom {
+    bus_conflicts: bool,
+}
+
+impl Cnrom {
+    pub fn new(info: &RomInfo, mem: &mut Memory) -> Cnrom {
+        super::map_fixed_board(info, mem);
+        mem.map_prg_32k(0);
+        mem.map_chr_8k(0);
+        Cnrom {
+            bus_conflicts: info.submapper != 1,
+        }
+    }
+
+    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
+        if addr < 0x8000 {
+            return;
+        }
+        let value = if self.bus_conflicts {
+            super::with_bus_conflict(mem, addr, value)
+        } else {
+            value
+        };
+        mem.map_chr_8k(usize::from(value));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::boards::tests::{cart, chr_bank_at, nametable_layout, prg_bank_at};
+
+    #[test]
+    fn switches_chr_with_conflicts() {
+        let mut c = cart(3, 0x00, 2, 4);
+        assert_eq!(c.info().board_name, "CNROM");
+        assert_eq!(nametable_layout(&c), [0, 0, 1, 1], "horizontal mirroring");
+        assert_eq!(chr_bank_at(&c, 0x0000), 0);
+        // $8003 holds prg_tag(0, 3) = 3: writing 3 there selects bank 3 cleanly.
+        c.cpu_write(0x8003, 3, 1);
+        assert_eq!(chr_bank_at(&c, 0x0000), 24);
+        assert_eq!(chr_bank_at(&c, 0x1C00), 31);
+        // $8002 holds 2: the write of 1 is ANDed to 0.
+        c.cpu_write(0x8002, 1, 2);
+        assert_eq!(chr_bank_at(&c, 0x0000), 0);
+        assert_eq!(prg_bank_at(&c, 0xE000), 3);
+    }
+}

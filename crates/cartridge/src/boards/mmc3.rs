@@ -1,0 +1,439 @@
+//! Nintendo MMC3 (mapper 4) on the TxROM boards (NESdev "MMC3").
+//!
+//! Registers (address bit 0 picks the even/odd register of each pair):
+//! * $8000 bank select (bits 0-2 target R0-R7, bit 6 PRG mode, bit 7 CHR A12 inversion),
+//!   $8001 bank data;
+//! * $A000 mirroring (0 vertical, 1 horizontal; ignored with four-screen VRAM), $A001 PRG RAM
+//!   chip enable (bit 7) and write protect (bit 6);
+//! * $C000 IRQ latch, $C001 IRQ reload; $E000 IRQ disable + acknowledge, $E001 IRQ enable.
+//!
+//! The scanline counter is clocked by rising edges of PPU A12 that follow a period with A12 low
+//! for a few CPU (M2) cycles; the short low periods between the eight sprite fetches of a line
+//! are filtered out. On a clock the counter reloads from the latch when it is 0 or a reload was
+//! requested, otherwise it decrements. Revision B (and C) then raise the IRQ whenever the counter
+//! is 0; the older revision A only when it has just become 0 (from a decrement or from a
+//! requested reload), so a latch of 0 gives a single IRQ rather than one per clock.
+
+use super::A12Clock;
+use crate::header::{Mirroring, RomInfo};
+use crate::memory::Memory;
+
+/// Which MMC3 behaviour the IRQ counter follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mmc3Revision {
+    /// MMC3A ("alternate"): no IRQ when a counter that was 0 reloads with 0.
+    A,
+    /// MMC3B/C (the common one): IRQ whenever the counter is 0 after a clock.
+    #[default]
+    B,
+}
+
+/// M2 cycles A12 must stay low before a rise counts (the chip's filter). The longest low
+/// period that must *not* count is the 9 dots (3 CPU cycles) between the dummy nametable
+/// fetches at dot 337 and the third tile's pattern fetch at dot 5 of the next line, when the
+/// background uses $1000; blargg's mmc3_test_2 "4-scanline_timing" checks it. The gaps between
+/// sprite pattern fetches are shorter still (4 dots), and a line's real low period is 60+ dots.
+const A12_LOW_MIN_CPU_CYCLES: u64 = 4;
+/// The same filter counted in PPU fetches (2 dots each while rendering): the 9-dot gap above
+/// holds 4 fetches.
+const A12_LOW_MIN_PPU_ACCESSES: u64 = 5;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Mmc3 {
+    bank_select: u8,
+    registers: [u8; 8],
+    horizontal: bool,
+    ram_control: u8,
+    four_screen: bool,
+    irq_latch: u8,
+    irq_counter: u8,
+    irq_reload: bool,
+    irq_enabled: bool,
+    irq_pending: bool,
+    revision: Mmc3Revision,
+    a12_high: bool,
+    /// The clock when A12 last went low.
+    a12_low_since: A12Clock,
+}
+
+impl Mmc3 {
+    pub fn new(info: &RomInfo, mem: &mut Memory) -> Mmc3 {
+        let mmc3 = Mmc3 {
+            bank_select: 0,
+            // Power-on bank contents are undefined; this choice shows distinct banks.
+            registers: [0, 2, 4, 5, 6, 7, 0, 1],
+            horizontal: info.mirroring == Mirroring::Horizontal,
+            // RAM enabled and writable at power-on: games that never touch $A001 expect RAM.
+            ram_control: 0x80,
+            four_screen: info.mirroring == Mirroring::FourScreen,
+            irq_latch: 0,
+            irq_counter: 0,
+            irq_reload: false,
+            irq_enabled: false,
+            irq_pending: false,
+            revision: Mmc3Revision::B,
+            a12_high: false,
+            a12_low_since: A12Clock::default(),
+        };
+        mmc3.apply_prg(mem);
+        mmc3.apply_chr(mem);
+        mmc3.apply_mirroring_and_ram(mem);
+        mmc3
+    }
+
+    pub fn revision(&self) -> Mmc3Revision {
+        self.revision
+    }
+
+    pub fn set_revision(&mut self, revision: Mmc3Revision) {
+        self.revision = revision;
+    }
+
+    #[inline]
+    pub fn irq_line(&self) -> bool {
+        self.irq_pending
+    }
+
+    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
+        match addr & 0xE001 {
+            0x8000 => {
+                self.bank_select = value;
+                self.apply_prg(mem);
+                self.apply_chr(mem);
+            }
+            0x8001 => {
+                let target = usize::from(self.bank_select & 7);
+                self.registers[target] = value;
+                if target >= 6 {
+                    self.apply_prg(mem);
+                } else {
+                    self.apply_chr(mem);
+                }
+            }
+            0xA000 => {
+                self.horizontal = value & 1 != 0;
+                self.apply_mirroring_and_ram(mem);
+            }
+            0xA001 => {
+                self.ram_control = value;
+                self.apply_mirroring_and_ram(mem);
+            }
+            0xC000 => self.irq_latch = value,
+            0xC001 => {
+                self.irq_counter = 0;
+                self.irq_reload = true;
+            }
+            0xE000 => {
+                self.irq_enabled = false;
+                self.irq_pending = false;
+            }
+            0xE001 => self.irq_enabled = true,
+            _ => {}
+        }
+    }
+
+    /// The PPU drove `addr` at time `clock`: a rise of A12 after a long enough low period
+    /// clocks the counter.
+    #[inline]
+    pub fn observe_ppu_address(&mut self, addr: u16, clock: &A12Clock) {
+        let high = addr & 0x1000 != 0;
+        if high == self.a12_high {
+            return;
+        }
+        self.a12_high = high;
+        if !high {
+            self.a12_low_since = *clock;
+            return;
+        }
+        let since = &self.a12_low_since;
+        let long_enough = if clock.exact {
+            clock.cpu_cycle.wrapping_sub(since.cpu_cycle) >= A12_LOW_MIN_CPU_CYCLES
+        } else {
+            clock.cpu_accesses.wrapping_sub(since.cpu_accesses) >= A12_LOW_MIN_CPU_CYCLES
+                || clock.ppu_accesses.wrapping_sub(since.ppu_accesses) >= A12_LOW_MIN_PPU_ACCESSES
+        };
+        if long_enough {
+            self.clock_counter();
+        }
+    }
+
+    fn clock_counter(&mut self) {
+        let before = self.irq_counter;
+        let reloading = self.irq_counter == 0 || self.irq_reload;
+        if reloading {
+            self.irq_counter = self.irq_latch;
+        } else {
+            self.irq_counter -= 1;
+        }
+        let fire = match self.revision {
+            Mmc3Revision::B => self.irq_counter == 0,
+            Mmc3Revision::A => self.irq_counter == 0 && (before != 0 || self.irq_reload),
+        };
+        self.irq_reload = false;
+        if fire && self.irq_enabled {
+            self.irq_pending = true;
+        }
+    }
+
+    fn apply_prg(&self, mem: &mut Memory) {
+        let second_last = mem.prg_rom_banks_8k().saturating_sub(2);
+        let r6 = usize::from(self.registers[6] & 0x3F);
+        let r7 = usize::from(self.registers[7] & 0x3F);
+        if self.bank_select & 0x40 == 0 {
+            mem.map_prg_8k(0, r6);
+            mem.map_prg_8k(2, second_last);
+        } else {
+            mem.map_prg_8k(0, second_last);
+            mem.map_prg_8k(2, r6);
+        }
+        mem.map_prg_8k(1, r7);
+        mem.map_prg_8k(3, second_last + 1);
+    }
+
+    fn apply_chr(&self, mem: &mut Memory) {
+        // With A12 inversion the 2 KiB banks move to $1000 and the 1 KiB ones to $0000.
+        let (two_k_base, one_k_base) = if self.bank_select & 0x80 != 0 {
+            (4, 0)
+        } else {
+            (0, 4)
+        };
+        mem.map_chr_2k(two_k_base, usize::from(self.registers[0] >> 1));
+        mem.map_chr_2k(two_k_base + 2, usize::from(self.registers[1] >> 1));
+        for i in 0..4 {
+            mem.map_chr_1k(one_k_base + i, usize::from(self.registers[2 + i]));
+        }
+    }
+
+    fn apply_mirroring_and_ram(&self, mem: &mut Memory) {
+        if self.four_screen {
+            mem.set_mirroring(Mirroring::FourScreen);
+        } else if self.horizontal {
+            mem.set_mirroring(Mirroring::Horizontal);
+        } else {
+            mem.set_mirroring(Mirroring::Vertical);
+        }
+        if self.ram_control & 0x80 != 0 {
+            mem.map_prg_ram(0, self.ram_control & 0x40 == 0);
+        } else {
+            mem.unmap_prg_ram();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mmc3Revision;
+    use crate::boards::tests::{cart, chr_bank_at, nametable_layout, prg_bank_at};
+    use crate::Cartridge;
+
+    fn select(c: &mut Cartridge, register: u8, value: u8, mode: u8) {
+        c.cpu_write(0x8000, register | mode, 0);
+        c.cpu_write(0x8001, value, 0);
+    }
+
+    /// One A12 rise after a long low period, as a scanline with background at $0000 and sprites
+    /// at $1000 produces; `cycle` advances like the CPU clock.
+    fn scanline(c: &mut Cartridge, cycle: &mut u64) {
+        c.set_cpu_cycle(*cycle);
+        c.ppu_read(0x0FF0);
+        *cycle += 85;
+        c.set_cpu_cycle(*cycle);
+        c.ppu_read(0x1000);
+        *cycle += 29;
+    }
+
+    #[test]
+    fn prg_banking_both_modes() {
+        let mut c = cart(4, 0, 8, 16); // 128 KiB PRG = 16 banks
+        assert_eq!(c.info().board_name, "TxROM");
+        select(&mut c, 6, 3, 0);
+        select(&mut c, 7, 5, 0);
+        assert_eq!(
+            [0x8000, 0xA000, 0xC000, 0xE000].map(|a| prg_bank_at(&c, a)),
+            [3, 5, 14, 15]
+        );
+        c.cpu_write(0x8000, 0x40, 0);
+        assert_eq!(
+            [0x8000, 0xA000, 0xC000, 0xE000].map(|a| prg_bank_at(&c, a)),
+            [14, 5, 3, 15]
+        );
+        select(&mut c, 6, 0xC4, 0x40); // top two bits ignored
+        assert_eq!(prg_bank_at(&c, 0xC000), 4);
+    }
+
+    #[test]
+    fn chr_banking_and_inversion() {
+        let mut c = cart(4, 0, 8, 16); // 128 KiB CHR = 128 1 KiB banks
+        for (r, v) in [(0, 9u8), (1, 20), (2, 40), (3, 41), (4, 60), (5, 127)] {
+            select(&mut c, r, v, 0);
+        }
+        let pages = |c: &Cartridge| {
+            (0..8)
+                .map(|p| chr_bank_at(c, p * 0x400))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pages(&c),
+            [8, 9, 20, 21, 40, 41, 60, 127],
+            "R0/R1 ignore bit 0"
+        );
+        c.cpu_write(0x8000, 0x80, 0);
+        assert_eq!(pages(&c), [40, 41, 60, 127, 8, 9, 20, 21]);
+    }
+
+    #[test]
+    fn mirroring_and_ram_protect() {
+        let mut c = cart(4, 0, 8, 16);
+        c.cpu_write(0xA000, 0, 0);
+        assert_eq!(nametable_layout(&c), [0, 1, 0, 1]);
+        c.cpu_write(0xA000, 1, 0);
+        assert_eq!(nametable_layout(&c), [0, 0, 1, 1]);
+        c.cpu_write(0x6000, 0x11, 0);
+        assert_eq!(c.cpu_read(0x6000), Some(0x11));
+        c.cpu_write(0xA001, 0xC0, 0); // enabled, write-protected
+        c.cpu_write(0x6000, 0x22, 0);
+        assert_eq!(c.cpu_read(0x6000), Some(0x11));
+        c.cpu_write(0xA001, 0x00, 0); // disabled: open bus
+        assert_eq!(c.cpu_read(0x6000), None);
+        // Four-screen VRAM ignores $A000.
+        let mut c = cart(4, 0x08, 8, 16);
+        c.cpu_write(0xA000, 1, 0);
+        assert_eq!(nametable_layout(&c), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn irq_counts_filtered_a12_rises() {
+        let mut c = cart(4, 0, 8, 16);
+        let mut cycle = 1000;
+        c.cpu_write(0xC000, 3, 0);
+        c.cpu_write(0xC001, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        // Clock 1 reloads 3; clocks 2-4 count 2, 1, 0 -> IRQ on the 4th.
+        for line in 1..=4 {
+            assert!(!c.irq_line(), "no IRQ before line {line}");
+            scanline(&mut c, &mut cycle);
+        }
+        assert!(c.irq_line());
+        c.cpu_write(0xE000, 0, 0);
+        assert!(!c.irq_line(), "$E000 acknowledges");
+        // Short low pulses (sprite fetch gaps, under 3 CPU cycles) do not clock the counter.
+        for _ in 0..8 {
+            c.set_cpu_cycle(cycle);
+            c.ppu_read(0x2000);
+            cycle += 1;
+            c.set_cpu_cycle(cycle);
+            c.ppu_read(0x1000);
+            cycle += 1;
+        }
+        c.cpu_write(0xE001, 0, 0);
+        for _ in 0..3 {
+            scanline(&mut c, &mut cycle);
+        }
+        assert!(
+            !c.irq_line(),
+            "counter went 3, 2, 1: the short pulses did not count"
+        );
+        scanline(&mut c, &mut cycle);
+        assert!(c.irq_line());
+        // $2006-style changes through ppu_address_changed clock it too.
+        c.cpu_write(0xE000, 0, 0);
+        c.cpu_write(0xC000, 0, 0);
+        c.cpu_write(0xC001, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        c.set_cpu_cycle(cycle);
+        c.ppu_address_changed(0x0000);
+        cycle += 8;
+        c.set_cpu_cycle(cycle);
+        c.ppu_address_changed(0x1000);
+        assert!(c.irq_line());
+    }
+
+    #[test]
+    fn revision_a_and_b_with_latch_zero() {
+        for (revision, irq_on_second_clock) in [(Mmc3Revision::B, true), (Mmc3Revision::A, false)] {
+            let mut c = cart(4, 0, 8, 16);
+            c.set_mmc3_revision(revision);
+            let mut cycle = 0;
+            c.cpu_write(0xC000, 0, 0);
+            c.cpu_write(0xC001, 0, 0);
+            c.cpu_write(0xE001, 0, 0);
+            scanline(&mut c, &mut cycle);
+            assert!(
+                c.irq_line(),
+                "{revision:?}: a requested reload to 0 raises the IRQ"
+            );
+            c.cpu_write(0xE000, 0, 0);
+            c.cpu_write(0xE001, 0, 0);
+            scanline(&mut c, &mut cycle);
+            assert_eq!(
+                c.irq_line(),
+                irq_on_second_clock,
+                "{revision:?}: counter 0 reloading with 0"
+            );
+        }
+    }
+
+    #[test]
+    fn filter_rejects_the_nine_dot_gap_of_background_at_1000() {
+        let mut c = cart(4, 0, 8, 16);
+        c.cpu_write(0xC000, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        c.ppu_read(0x1000); // A12 starts high (that first rise clocks: counter 0 -> reload 0)
+        c.cpu_write(0xE000, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        let pulse = |c: &mut Cartridge, start: u64, low_cycles: u64| {
+            c.set_cpu_cycle(start);
+            c.ppu_read(0x2000);
+            c.set_cpu_cycle(start + low_cycles);
+            c.ppu_read(0x1000);
+        };
+        pulse(&mut c, 100, 3);
+        assert!(!c.irq_line(), "3 CPU cycles low: filtered");
+        pulse(&mut c, 200, 4);
+        assert!(c.irq_line(), "4 CPU cycles low: clocked (latch 0 -> IRQ)");
+    }
+
+    #[test]
+    fn without_a_cpu_clock_the_filter_counts_accesses() {
+        let mut c = cart(4, 0, 8, 16);
+        c.cpu_write(0xC000, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        c.ppu_read(0x1000);
+        c.cpu_write(0xE000, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        // Rendering: 4 low fetches (the 9-dot gap) do not count, 5 do.
+        for low_fetches in [2, 4] {
+            for _ in 0..low_fetches {
+                c.ppu_read(0x2000);
+            }
+            c.ppu_read(0x1000);
+            assert!(!c.irq_line(), "{low_fetches} low fetches: filtered");
+        }
+        for _ in 0..5 {
+            c.ppu_read(0x2000);
+        }
+        c.ppu_read(0x1000);
+        assert!(c.irq_line());
+        // Rendering off, $2006 toggles: the CPU's own ROM fetches in between measure the time.
+        c.cpu_write(0xE000, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        c.ppu_address_changed(0x0000);
+        for _ in 0..4 {
+            c.cpu_read(0x8000);
+        }
+        c.ppu_address_changed(0x1000);
+        assert!(c.irq_line());
+    }
+
+    #[test]
+    fn disabled_irq_never_asserts() {
+        let mut c = cart(4, 0, 8, 16);
+        let mut cycle = 0;
+        c.cpu_write(0xC000, 1, 0);
+        c.cpu_write(0xC001, 0, 0);
+        for _ in 0..4 {
+            scanline(&mut c, &mut cycle);
+        }
+        assert!(!c.irq_line());
+    }
+}

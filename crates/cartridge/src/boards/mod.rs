@@ -1,0 +1,265 @@
+//! The boards (mappers). Each board owns only its registers; the bank tables live in
+//! [`Memory`] and are rewritten by a board when one of its registers changes, so reads never
+//! reach board code.
+
+mod axrom;
+mod bnrom_nina001;
+mod cnrom;
+mod color_dreams;
+mod gxrom;
+mod mmc1;
+mod mmc3;
+mod nrom;
+mod uxrom;
+
+pub use mmc3::Mmc3Revision;
+
+/// Time as the cartridge sees it, for filters that measure how long PPU A12 stayed low.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct A12Clock {
+    /// CPU cycle number from the console (valid when `exact`).
+    pub cpu_cycle: u64,
+    pub exact: bool,
+    /// CPU accesses to cartridge space: at most one per CPU cycle, so deltas never overestimate.
+    pub cpu_accesses: u64,
+    /// PPU accesses seen by an A12-watching board: one per 2 dots while rendering.
+    pub ppu_accesses: u64,
+}
+
+use crate::error::CartridgeError;
+use crate::header::RomInfo;
+use crate::memory::Memory;
+
+#[derive(Debug, Clone)]
+pub(crate) enum Board {
+    Nrom(nrom::Nrom),
+    Mmc1(mmc1::Mmc1),
+    Uxrom(uxrom::Uxrom),
+    Cnrom(cnrom::Cnrom),
+    Axrom(axrom::Axrom),
+    ColorDreams(color_dreams::ColorDreams),
+    Bnrom(bnrom_nina001::Bnrom),
+    Nina001(bnrom_nina001::Nina001),
+    Gxrom(gxrom::Gxrom),
+    Mmc3(mmc3::Mmc3),
+}
+
+impl Board {
+    /// Builds the board the header asks for and sets its power-on bank tables.
+    pub fn new(info: &RomInfo, mem: &mut Memory) -> Result<(Board, &'static str), CartridgeError> {
+        let board = match info.mapper {
+            0 => Board::Nrom(nrom::Nrom::new(info, mem)?),
+            1 => Board::Mmc1(mmc1::Mmc1::new(info, mem)),
+            2 => Board::Uxrom(uxrom::Uxrom::new(info, mem)),
+            3 => Board::Cnrom(cnrom::Cnrom::new(info, mem)),
+            4 => Board::Mmc3(mmc3::Mmc3::new(info, mem)),
+            7 => Board::Axrom(axrom::Axrom::new(info, mem)),
+            11 => Board::ColorDreams(color_dreams::ColorDreams::new(info, mem)),
+            34 if bnrom_nina001::is_nina001(info) => {
+                Board::Nina001(bnrom_nina001::Nina001::new(info, mem))
+            }
+            34 => Board::Bnrom(bnrom_nina001::Bnrom::new(info, mem)),
+            66 => Board::Gxrom(gxrom::Gxrom::new(info, mem)),
+            mapper => {
+                return Err(CartridgeError::UnsupportedMapper {
+                    mapper,
+                    submapper: info.submapper,
+                })
+            }
+        };
+        let name = board.name(info);
+        Ok((board, name))
+    }
+
+    fn name(&self, info: &RomInfo) -> &'static str {
+        match self {
+            Board::Nrom(_) => "NROM",
+            Board::Mmc1(b) => b.board_name(),
+            Board::Uxrom(_) => {
+                if info.prg_rom_len > 128 * 1024 {
+                    "UOROM"
+                } else {
+                    "UNROM"
+                }
+            }
+            Board::Cnrom(_) => "CNROM",
+            Board::Axrom(_) => {
+                if info.prg_rom_len > 128 * 1024 {
+                    "AOROM"
+                } else {
+                    "ANROM"
+                }
+            }
+            Board::ColorDreams(_) => "COLOR DREAMS",
+            Board::Bnrom(_) => "BNROM",
+            Board::Nina001(_) => "NINA-001",
+            Board::Gxrom(_) => "GNROM",
+            Board::Mmc3(_) => "TxROM",
+        }
+    }
+
+    /// A CPU write to $4020-$FFFF (RAM at $6000 has already taken the value).
+    #[inline]
+    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8, cpu_cycle: u64) {
+        match self {
+            Board::Nrom(_) => {}
+            Board::Mmc1(b) => b.cpu_write(mem, addr, value, cpu_cycle),
+            Board::Uxrom(b) => b.cpu_write(mem, addr, value),
+            Board::Cnrom(b) => b.cpu_write(mem, addr, value),
+            Board::Axrom(b) => b.cpu_write(mem, addr, value),
+            Board::ColorDreams(b) => b.cpu_write(mem, addr, value),
+            Board::Bnrom(b) => b.cpu_write(mem, addr, value),
+            Board::Nina001(b) => b.cpu_write(mem, addr, value),
+            Board::Gxrom(b) => b.cpu_write(mem, addr, value),
+            Board::Mmc3(b) => b.cpu_write(mem, addr, value),
+        }
+    }
+
+    /// The PPU put `addr` on its bus.
+    #[inline]
+    pub fn ppu_address_changed(&mut self, mem: &mut Memory, addr: u16, clock: &A12Clock) {
+        match self {
+            Board::Mmc1(b) => b.ppu_address_changed(mem, addr),
+            Board::Mmc3(b) => b.observe_ppu_address(addr, clock),
+            _ => {}
+        }
+    }
+
+    /// Whether the board needs to see PPU addresses (A12) at all.
+    pub fn watches_a12(&self) -> bool {
+        match self {
+            Board::Mmc1(b) => b.watches_a12(),
+            Board::Mmc3(_) => true,
+            _ => false,
+        }
+    }
+
+    #[inline]
+    pub fn irq_line(&self) -> bool {
+        match self {
+            Board::Mmc3(b) => b.irq_line(),
+            _ => false,
+        }
+    }
+
+    pub fn mmc3_revision(&self) -> Option<Mmc3Revision> {
+        match self {
+            Board::Mmc3(b) => Some(b.revision()),
+            _ => None,
+        }
+    }
+
+    pub fn set_mmc3_revision(&mut self, revision: Mmc3Revision) {
+        if let Board::Mmc3(b) = self {
+            b.set_revision(revision);
+        }
+    }
+}
+
+/// Power-on wiring shared by boards with solder-pad mirroring: the header's mirroring and
+/// PRG RAM bank 0 at $6000 (open bus when the image declares none).
+pub(crate) fn map_fixed_board(info: &RomInfo, mem: &mut Memory) {
+    mem.set_mirroring(info.mirroring);
+    mem.map_prg_ram(0, true);
+}
+
+/// Discrete-logic boards whose latch sits on the CPU data bus while the PRG ROM is also
+/// enabled: the ROM drives the byte at the written address, and a 0 bit from either side
+/// wins (open-collector-like behaviour of NMOS vs CMOS drivers, as emulators model it).
+#[inline]
+pub(crate) fn with_bus_conflict(mem: &Memory, addr: u16, value: u8) -> u8 {
+    value & mem.cpu_read(addr).unwrap_or(0xFF)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::Cartridge;
+
+    /// PRG byte at `offset` of 8 KiB bank `bank` in images built by [`image`].
+    pub fn prg_tag(bank: usize, offset: usize) -> u8 {
+        (bank as u8).wrapping_mul(3).wrapping_add(offset as u8)
+    }
+
+    /// CHR byte at `offset` of 1 KiB bank `bank` in images built by [`image`].
+    pub fn chr_tag(bank: usize, offset: usize) -> u8 {
+        (bank as u8).wrapping_mul(5).wrapping_add(offset as u8)
+    }
+
+    fn body(prg_len: usize, chr_len: usize) -> Vec<u8> {
+        let mut bytes: Vec<u8> = (0..prg_len).map(|i| prg_tag(i / 8192, i % 8192)).collect();
+        bytes.extend((0..chr_len).map(|i| chr_tag(i / 1024, i % 1024)));
+        bytes
+    }
+
+    /// An iNES 1.0 image of mapper `mapper` (flags 6 low nibble `flags6`), `prg_16k` x 16 KiB
+    /// PRG and `chr_8k` x 8 KiB CHR ROM (0 = CHR RAM).
+    pub fn image(mapper: u8, flags6: u8, prg_16k: u8, chr_8k: u8) -> Vec<u8> {
+        let mut bytes = vec![
+            0x4E,
+            0x45,
+            0x53,
+            0x1A,
+            prg_16k,
+            chr_8k,
+            (mapper << 4) | (flags6 & 0x0F),
+            mapper & 0xF0,
+        ];
+        bytes.resize(16, 0);
+        bytes.extend(body(
+            usize::from(prg_16k) * 16384,
+            usize::from(chr_8k) * 8192,
+        ));
+        bytes
+    }
+
+    /// A NES 2.0 image: `prg_ram`/`chr_ram` are byte 10/11 (shift counts), `submapper` byte 8 high nibble.
+    pub fn image_nes2(
+        mapper: u8,
+        submapper: u8,
+        flags6: u8,
+        prg_16k: u8,
+        chr_8k: u8,
+        prg_ram: u8,
+        chr_ram: u8,
+    ) -> Vec<u8> {
+        let mut bytes = vec![
+            0x4E,
+            0x45,
+            0x53,
+            0x1A,
+            prg_16k,
+            chr_8k,
+            (mapper << 4) | (flags6 & 0x0F),
+            (mapper & 0xF0) | 0x08,
+        ];
+        bytes.extend([submapper << 4, 0, prg_ram, chr_ram, 0, 0, 0, 0]);
+        bytes.extend(body(
+            usize::from(prg_16k) * 16384,
+            usize::from(chr_8k) * 8192,
+        ));
+        bytes
+    }
+
+    pub fn cart(mapper: u8, flags6: u8, prg_16k: u8, chr_8k: u8) -> Cartridge {
+        Cartridge::from_ines(&image(mapper, flags6, prg_16k, chr_8k)).unwrap()
+    }
+
+    /// Which 8 KiB PRG bank is visible at `addr` (assumes the tag layout of [`image`]).
+    pub fn prg_bank_at(c: &Cartridge, addr: u16) -> usize {
+        let value = c.cpu_peek(addr).expect("PRG ROM mapped");
+        let offset = usize::from(addr & 0x1FFF);
+        (0..256).find(|&b| prg_tag(b, offset) == value).unwrap()
+    }
+
+    /// Which 1 KiB CHR bank is visible at PPU `addr`.
+    pub fn chr_bank_at(c: &Cartridge, addr: u16) -> usize {
+        let value = c.ppu_peek(addr);
+        let offset = usize::from(addr & 0x3FF);
+        (0..256).find(|&b| chr_tag(b, offset) == value).unwrap()
+    }
+
+    /// Which 1 KiB CIRAM page each nametable shows (0-1, or 0-3 with four-screen VRAM).
+    pub fn nametable_layout(c: &Cartridge) -> [usize; 4] {
+        c.mem.nametable_pages()
+    }
+}

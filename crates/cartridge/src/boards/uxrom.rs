@@ -1,0 +1,74 @@
+//! UxROM (mapper 2): a 16 KiB PRG bank at $8000 chosen by any write to $8000-$FFFF, the last
+//! 16 KiB fixed at $C000, 8 KiB CHR RAM, fixed mirroring.
+//!
+//! Bus conflicts: UNROM/UOROM drive the latch while the ROM is enabled, so the value stored is
+//! the written value AND the ROM byte. NES 2.0 submapper 1 declares a board without them.
+
+use crate::header::RomInfo;
+use crate::memory::Memory;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Uxrom {
+    bus_conflicts: bool,
+}
+
+impl Uxrom {
+    pub fn new(info: &RomInfo, mem: &mut Memory) -> Uxrom {
+        super::map_fixed_board(info, mem);
+        let banks_16k = (mem.prg_rom_banks_8k() / 2).max(1);
+        mem.map_prg_16k(0, 0);
+        mem.map_prg_16k(1, banks_16k - 1);
+        mem.map_chr_8k(0);
+        Uxrom {
+            bus_conflicts: info.submapper != 1,
+        }
+    }
+
+    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
+        if addr < 0x8000 {
+            return;
+        }
+        let value = if self.bus_conflicts {
+            super::with_bus_conflict(mem, addr, value)
+        } else {
+            value
+        };
+        mem.map_prg_16k(0, usize::from(value));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::boards::tests::{cart, image_nes2, prg_bank_at, prg_tag};
+    use crate::Cartridge;
+
+    #[test]
+    fn switches_8000_and_fixes_last_bank() {
+        let mut c = cart(2, 0x01, 8, 0);
+        assert_eq!(c.info().board_name, "UNROM");
+        assert_eq!(prg_bank_at(&c, 0x8000), 0);
+        assert_eq!(prg_bank_at(&c, 0xC000), 14);
+        assert_eq!(prg_bank_at(&c, 0xE000), 15);
+        // Write to a ROM byte whose bits cover the bank number so the conflict is harmless.
+        let addr = 0xC0FF; // prg_tag(14, 0xFF) = 42 + 255 = 0x29
+        c.cpu_write(addr, 0x03 & prg_tag(14, 0xFF), 1);
+        assert_eq!(prg_bank_at(&c, 0x8000), 2 * (0x03 & 0x29) as usize);
+        assert_eq!(prg_bank_at(&c, 0xC000), 14, "last bank stays fixed");
+        c.ppu_write(0x0100, 0xAB);
+        assert_eq!(c.ppu_read(0x0100), 0xAB);
+    }
+
+    #[test]
+    fn bus_conflict_ands_with_rom() {
+        // 256 KiB so that 4 bits of bank number matter. ROM byte at $E000 in bank 31 = 93 = 0x5D.
+        let mut c = cart(2, 0, 16, 0);
+        assert_eq!(c.cpu_peek(0xE000), Some(prg_tag(31, 0)));
+        c.cpu_write(0xE000, 0x0F, 1);
+        let expected_16k = usize::from(0x0F & prg_tag(31, 0));
+        assert_eq!(prg_bank_at(&c, 0x8000), expected_16k * 2);
+        // Submapper 1: no bus conflicts.
+        let mut c = Cartridge::from_ines(&image_nes2(2, 1, 0, 16, 0, 0, 7)).unwrap();
+        c.cpu_write(0xE000, 0x0F, 1);
+        assert_eq!(prg_bank_at(&c, 0x8000), 30);
+    }
+}

@@ -1,0 +1,516 @@
+//! NES cartridges: iNES 1.0 / NES 2.0 image parsing and the boards (mappers).
+//!
+//! Interface contract used by the console (`nes` crate). Everything on the CPU and PPU
+//! access paths is called once per bus access, so it must be cheap: reads resolve through
+//! bank tables that boards update when their registers are written.
+//!
+//! ```text
+//! Cartridge::from_ines(bytes) -> Result<Cartridge, CartridgeError>
+//! cart.info() -> &RomInfo                 // header facts, hashes, recognised title
+//! cart.cpu_read(addr) -> Option<u8>        // $4020-$FFFF; None = nothing drives the bus (open bus)
+//! cart.cpu_peek(addr) -> Option<u8>        // same without side effects (debuggers, Lua, runners)
+//! cart.cpu_write(addr, value, cpu_cycle)   // $4020-$FFFF; cpu_cycle lets MMC1 ignore back-to-back writes
+//! cart.ppu_read(addr) -> u8                // $0000-$3EFF: CHR and nametables (CIRAM lives here, wired by the board)
+//! cart.ppu_peek(addr) -> u8
+//! cart.ppu_write(addr, value)
+//! cart.ppu_address_changed(addr)          // PPU drove addr without a read/write (A12 watchers)
+//! cart.set_cpu_cycle(cycle)                // once per CPU cycle: exact time for the MMC3's A12 filter
+//! cart.irq_line() -> bool
+//! cart.reset() / cart.power_cycle()        // reset button (no-op) / power off-on (battery RAM survives)
+//! cart.set_mmc3_revision(Mmc3Revision::A)  // MMC3 IRQ flavour (default B)
+//! cart.battery_ram() / load_battery_ram(&[u8])
+//! ```
+//!
+//! Memory map decisions: iNES 1.0 images always get 8 KiB of PRG RAM at $6000 (blargg's ROMs
+//! report there); NES 2.0 images get what they declare (none = open bus). $4020-$5FFF is open
+//! bus on every board here. Bytes after the declared PRG/CHR ROM (title blocks, NES 2.0 misc
+//! ROM) are ignored.
+//!
+//! Boards implemented: NROM (0), MMC1/SxROM (1), UxROM (2), CNROM (3), MMC3/TxROM (4),
+//! AxROM (7), Color Dreams (11), BNROM and NINA-001 (34), GxROM (66).
+
+mod boards;
+mod error;
+mod header;
+mod memory;
+
+pub use boards::Mmc3Revision;
+pub use error::CartridgeError;
+pub use header::{Mirroring, RomFormat, RomInfo};
+
+use boards::{A12Clock, Board};
+use memory::{Memory, Region};
+
+/// A cartridge: its memory chips, the console's nametable RAM, and the board logic.
+#[derive(Debug, Clone)]
+pub struct Cartridge {
+    info: RomInfo,
+    mem: Memory,
+    board: Board,
+    /// Part of PRG RAM kept alive by the battery (empty without a battery).
+    battery: Region,
+    /// The board watches PPU A12 (MMC3's IRQ counter, MMC1 boards using the spare CHR lines).
+    watches_a12: bool,
+    /// The clock the MMC3's A12 filter measures with (see [`Cartridge::set_cpu_cycle`]).
+    clock: A12Clock,
+}
+
+impl Cartridge {
+    /// Parses an iNES 1.0 / NES 2.0 image and powers the board on.
+    pub fn from_ines(bytes: &[u8]) -> Result<Cartridge, CartridgeError> {
+        let parsed = header::parse(bytes)?;
+        let mut info = parsed.info;
+        let prg_ram_total = info.prg_ram_len + info.prg_nvram_len;
+        let chr_ram_total = info.chr_ram_len + info.chr_nvram_len;
+        let mut mem = Memory::new(
+            parsed.prg_rom,
+            prg_ram_total,
+            parsed.chr_rom,
+            chr_ram_total,
+            info.mirroring == Mirroring::FourScreen,
+        );
+        if let Some(trainer) = parsed.trainer {
+            // The trainer belongs at $7000-$71FF, i.e. offset $1000 of the first RAM bank.
+            let start = mem.prg_ram.start + 0x1000;
+            if let Some(dest) = mem.data.get_mut(start..start + trainer.len()) {
+                dest.copy_from_slice(trainer);
+            }
+        }
+        // Volatile RAM first, battery-backed RAM after it (SOROM's second chip has the battery).
+        let battery = if info.battery && info.prg_nvram_len > 0 {
+            Region {
+                start: mem.prg_ram.start + info.prg_ram_len,
+                len: info.prg_nvram_len,
+            }
+        } else {
+            Region { start: 0, len: 0 }
+        };
+        let (board, board_name) = Board::new(&info, &mut mem)?;
+        info.board_name = board_name;
+        let watches_a12 = board.watches_a12();
+        Ok(Cartridge {
+            info,
+            mem,
+            board,
+            battery,
+            watches_a12,
+            clock: A12Clock::default(),
+        })
+    }
+
+    pub fn info(&self) -> &RomInfo {
+        &self.info
+    }
+
+    /// CPU read of $4020-$FFFF. `None` means no chip drives the data bus (open bus).
+    #[inline]
+    pub fn cpu_read(&mut self, addr: u16) -> Option<u8> {
+        self.clock.cpu_accesses = self.clock.cpu_accesses.wrapping_add(1);
+        self.mem.cpu_read(addr)
+    }
+
+    /// Same as [`Cartridge::cpu_read`] without side effects (none of the boards here has
+    /// read side effects, so the two agree).
+    #[inline]
+    pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
+        self.mem.cpu_read(addr)
+    }
+
+    /// CPU write of $4020-$FFFF on CPU cycle `cpu_cycle` (MMC1 ignores a write on the cycle
+    /// right after another one).
+    #[inline]
+    pub fn cpu_write(&mut self, addr: u16, value: u8, cpu_cycle: u64) {
+        self.clock.cpu_accesses = self.clock.cpu_accesses.wrapping_add(1);
+        self.mem.cpu_write(addr, value);
+        self.board.cpu_write(&mut self.mem, addr, value, cpu_cycle);
+    }
+
+    /// A PPU fetch from $0000-$3EFF (pattern tables, nametables and their $3000 mirror).
+    #[inline]
+    pub fn ppu_read(&mut self, addr: u16) -> u8 {
+        if self.watches_a12 {
+            self.observe_ppu_address(addr);
+        }
+        self.mem.ppu_read(addr)
+    }
+
+    #[inline]
+    pub fn ppu_peek(&self, addr: u16) -> u8 {
+        self.mem.ppu_read(addr)
+    }
+
+    /// A PPU write ($2007) to $0000-$3EFF: CHR RAM or nametable RAM; CHR ROM ignores it.
+    #[inline]
+    pub fn ppu_write(&mut self, addr: u16, value: u8) {
+        if self.watches_a12 {
+            self.observe_ppu_address(addr);
+        }
+        self.mem.ppu_write(addr, value);
+    }
+
+    /// The PPU drove `addr` on its bus without a read or write (e.g. `$2006`, `$2007`
+    /// increments). Boards watching A12 react; for the others it is a no-op.
+    #[inline]
+    pub fn ppu_address_changed(&mut self, addr: u16) {
+        if self.watches_a12 {
+            self.observe_ppu_address(addr);
+        }
+    }
+
+    /// Tells the cartridge the current CPU cycle number (M2 count). The MMC3 counts how long
+    /// PPU A12 stayed low in M2 cycles, as the real chip does; call this once per CPU cycle (it
+    /// is two plain stores) before the PPU dots of that cycle. Without it the filter estimates
+    /// time from the cartridge's own CPU and PPU accesses, which never overestimates but can
+    /// miss a long A12-low period while the CPU runs from RAM with rendering off.
+    #[inline]
+    pub fn set_cpu_cycle(&mut self, cpu_cycle: u64) {
+        self.clock.cpu_cycle = cpu_cycle;
+        self.clock.exact = true;
+    }
+
+    #[inline]
+    fn observe_ppu_address(&mut self, addr: u16) {
+        self.clock.ppu_accesses = self.clock.ppu_accesses.wrapping_add(1);
+        self.board
+            .ppu_address_changed(&mut self.mem, addr, &self.clock);
+    }
+
+    /// The board's IRQ output (active high: true = asserting /IRQ).
+    #[inline]
+    pub fn irq_line(&self) -> bool {
+        self.board.irq_line()
+    }
+
+    /// Console reset button. None of the boards here sees the reset line, so nothing changes.
+    pub fn reset(&mut self) {}
+
+    /// Power the cartridge off and on: registers return to their power-on state and volatile
+    /// RAM (PRG RAM without battery, CHR RAM, nametable RAM) is cleared; battery RAM survives.
+    pub fn power_cycle(&mut self) {
+        let battery = self.battery.start..self.battery.start + self.battery.len;
+        let prg_ram = self.mem.prg_ram.start..self.mem.prg_ram.start + self.mem.prg_ram.len;
+        for (offset, byte) in self
+            .mem
+            .data
+            .iter_mut()
+            .enumerate()
+            .skip(prg_ram.start)
+            .take(prg_ram.len())
+        {
+            if !battery.contains(&offset) {
+                *byte = 0;
+            }
+        }
+        if self.mem.chr_is_ram {
+            let chr = self.mem.chr;
+            self.mem.data[chr.start..chr.start + chr.len].fill(0);
+        }
+        let ciram = self.mem.ciram;
+        self.mem.data[ciram.start..ciram.start + ciram.len].fill(0);
+        let revision = self.board.mmc3_revision();
+        // Board::new only fails on sizes, which were accepted when this cartridge was made.
+        if let Ok((board, _)) = Board::new(&self.info, &mut self.mem) {
+            self.board = board;
+        }
+        if let Some(revision) = revision {
+            self.board.set_mmc3_revision(revision);
+        }
+    }
+
+    /// Selects the MMC3 revision (ignored by other boards). Default: revision B.
+    pub fn set_mmc3_revision(&mut self, revision: Mmc3Revision) {
+        self.board.set_mmc3_revision(revision);
+    }
+
+    /// The battery-backed RAM, when the header declares a battery.
+    pub fn battery_ram(&self) -> Option<&[u8]> {
+        if self.battery.len == 0 {
+            return None;
+        }
+        self.mem
+            .data
+            .get(self.battery.start..self.battery.start + self.battery.len)
+    }
+
+    /// Restores saved battery RAM. A size different from [`Cartridge::battery_ram`]'s is an
+    /// error and leaves the cartridge untouched.
+    pub fn load_battery_ram(&mut self, data: &[u8]) -> Result<(), CartridgeError> {
+        if self.battery.len == 0 {
+            return Err(CartridgeError::NoBatteryRam);
+        }
+        if data.len() != self.battery.len {
+            return Err(CartridgeError::BatteryRamSize {
+                expected: self.battery.len,
+                actual: data.len(),
+            });
+        }
+        let range = self.battery.start..self.battery.start + self.battery.len;
+        if let Some(dest) = self.mem.data.get_mut(range) {
+            dest.copy_from_slice(data);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boards::tests::{cart, image, image_nes2};
+
+    #[test]
+    fn unsupported_mapper_names_number_and_submapper() {
+        let err = Cartridge::from_ines(&image(5, 0, 2, 1)).unwrap_err();
+        assert_eq!(
+            err,
+            CartridgeError::UnsupportedMapper {
+                mapper: 5,
+                submapper: 0
+            }
+        );
+        assert_eq!(err.to_string(), "unsupported mapper 5 (submapper 0)");
+        let mut bytes = image_nes2(0x55, 3, 0, 2, 1, 0, 0);
+        bytes[8] |= 0x02; // mapper 0x255 = 597
+        let err = Cartridge::from_ines(&bytes).unwrap_err();
+        assert_eq!(err.to_string(), "unsupported mapper 597 (submapper 3)");
+    }
+
+    #[test]
+    fn ines_always_has_prg_ram_and_nes2_follows_header() {
+        let mut c = cart(0, 0, 1, 1);
+        c.cpu_write(0x6000, 0x12, 0);
+        c.cpu_write(0x7FFF, 0x34, 0);
+        assert_eq!(
+            (c.cpu_read(0x6000), c.cpu_read(0x7FFF)),
+            (Some(0x12), Some(0x34))
+        );
+        assert_eq!(c.cpu_read(0x5000), None, "$4020-$5FFF is open bus");
+        assert_eq!(c.battery_ram(), None);
+        let c = Cartridge::from_ines(&image_nes2(0, 0, 0, 1, 1, 0, 0)).unwrap();
+        assert_eq!(c.cpu_peek(0x6000), None);
+        // A 2 KiB NES 2.0 RAM is given a whole 8 KiB window (no mirroring inside it).
+        let mut c = Cartridge::from_ines(&image_nes2(0, 0, 0, 1, 1, 5, 0)).unwrap();
+        assert_eq!(c.info().prg_ram_len, 2048);
+        c.cpu_write(0x7FFF, 0x99, 0);
+        assert_eq!(c.cpu_read(0x7FFF), Some(0x99));
+    }
+
+    #[test]
+    fn trainer_is_mapped_at_7000() {
+        let bytes = image(0, 0x04, 1, 1);
+        let with_trainer = {
+            let mut b = bytes[..16].to_vec();
+            b.extend((0..512).map(|i| (i % 256) as u8 ^ 0x5A));
+            b.extend(&bytes[16..]);
+            b
+        };
+        let c = Cartridge::from_ines(&with_trainer).unwrap();
+        assert!(c.info().trainer);
+        assert_eq!(c.cpu_peek(0x7000), Some(0x5A));
+        assert_eq!(c.cpu_peek(0x71FF), Some(0xFF ^ 0x5A));
+        assert_eq!(c.cpu_peek(0x7200), Some(0));
+        assert_eq!(c.cpu_peek(0x8000), cart(0, 0, 1, 1).cpu_peek(0x8000));
+    }
+
+    #[test]
+    fn four_screen_has_four_nametables() {
+        let mut c = cart(0, 0x08, 1, 1);
+        for t in 0..4u16 {
+            c.ppu_write(0x2000 + t * 0x400, t as u8 + 1);
+        }
+        for t in 0..4u16 {
+            assert_eq!(c.ppu_read(0x2000 + t * 0x400), t as u8 + 1);
+            assert_eq!(c.ppu_read(0x3000 + t * 0x400), t as u8 + 1);
+        }
+    }
+
+    #[test]
+    fn battery_ram_round_trip_and_wrong_size() {
+        let mut c = cart(1, 0x02, 8, 0);
+        assert!(c.info().battery);
+        c.cpu_write(0x6100, 0xAB, 0);
+        let saved = c.battery_ram().unwrap().to_vec();
+        assert_eq!((saved.len(), saved[0x100]), (8192, 0xAB));
+        let mut fresh = cart(1, 0x02, 8, 0);
+        fresh.load_battery_ram(&saved).unwrap();
+        assert_eq!(fresh.cpu_read(0x6100), Some(0xAB));
+        let err = fresh.load_battery_ram(&saved[..100]).unwrap_err();
+        assert_eq!(
+            err,
+            CartridgeError::BatteryRamSize {
+                expected: 8192,
+                actual: 100
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "battery RAM is 8192 bytes on this cartridge, but 100 bytes were given"
+        );
+        assert_eq!(
+            fresh.cpu_read(0x6100),
+            Some(0xAB),
+            "state untouched after an error"
+        );
+        let mut no_battery = cart(0, 0, 1, 1);
+        assert_eq!(
+            no_battery.load_battery_ram(&saved),
+            Err(CartridgeError::NoBatteryRam)
+        );
+    }
+
+    #[test]
+    fn power_cycle_keeps_battery_ram_only() {
+        let mut c = cart(1, 0x02, 8, 0);
+        c.cpu_write(0x6000, 0x42, 0);
+        c.ppu_write(0x0000, 0x43);
+        c.ppu_write(0x2000, 0x44);
+        for i in 0..5 {
+            c.cpu_write(0xE000, 1, 10 + i * 10); // PRG bank 31 -> 16K bank 15 at $8000
+        }
+        assert_eq!(boards::tests::prg_bank_at(&c, 0x8000), 14);
+        c.power_cycle();
+        assert_eq!(boards::tests::prg_bank_at(&c, 0x8000), 0);
+        assert_eq!(
+            (c.cpu_read(0x6000), c.ppu_read(0), c.ppu_read(0x2000)),
+            (Some(0x42), 0, 0)
+        );
+        let mut c = cart(0, 0, 1, 0);
+        c.cpu_write(0x6000, 0x42, 0);
+        c.power_cycle();
+        assert_eq!(c.cpu_read(0x6000), Some(0));
+    }
+
+    #[test]
+    fn clone_is_independent() {
+        let mut a = cart(0, 0, 1, 0);
+        let b = a.clone();
+        a.ppu_write(0x0000, 7);
+        assert_eq!((a.ppu_peek(0), b.ppu_peek(0)), (7, 0));
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        // A cheap deterministic fuzz: random headers over random bodies, then random accesses.
+        let mut state = 0x1234_5678_9ABC_DEF0u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..400 {
+            let len = 16 + (next() % 70_000) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            bytes[..4].copy_from_slice(b"NES\x1A");
+            bytes[4] = (next() % 5) as u8;
+            bytes[5] = (next() % 4) as u8;
+            bytes[6] =
+                [0x00, 0x10, 0x20, 0x30, 0x40, 0x70, 0xB0][round % 7] | (next() as u8 & 0x0F);
+            bytes[7] = if round % 2 == 0 {
+                0x08 | (next() as u8 & 0x23)
+            } else {
+                next() as u8 & 0x23
+            };
+            bytes[9] = if round % 5 == 0 { 0xFF } else { 0 };
+            let Ok(mut c) = Cartridge::from_ines(&bytes) else {
+                continue;
+            };
+            for i in 0..2000u64 {
+                let addr = next() as u16;
+                let value = next() as u8;
+                c.cpu_write(addr.max(0x4020), value, i * 3);
+                let _ = c.cpu_read(addr.max(0x4020));
+                c.ppu_write(addr & 0x3EFF, value);
+                let _ = c.ppu_read(addr & 0x3EFF);
+                c.ppu_address_changed(addr & 0x3FFF);
+            }
+            let _ = c.irq_line();
+        }
+    }
+}
+
+#[cfg(test)]
+mod holy_mapperel_tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// `$NES_TEST_ROMS`, else `shared/test-roms` beside the workspace.
+    fn rom_root() -> PathBuf {
+        match std::env::var_os("NES_TEST_ROMS") {
+            Some(dir) => PathBuf::from(dir),
+            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/test-roms"),
+        }
+    }
+
+    /// Each file name encodes the board: M<mapper>_P<prg>K_C<chr ROM>K or CR<chr RAM>K, then
+    /// W<n>K (work RAM) or S<n>K (battery RAM).
+    #[test]
+    fn loads_every_holy_mapperel_rom() {
+        let root = rom_root();
+        let dir = root.join("mapper/holy-mapperel");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            println!("skipped: {} is absent", dir.display());
+            return;
+        };
+        // The MMC3 boards sit in the stretch-goal folder.
+        let mmc3_entries = std::fs::read_dir(root.join("beyond/holy-mapperel"))
+            .into_iter()
+            .flatten();
+        let mut loaded = 0;
+        for entry in entries.chain(mmc3_entries).flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "nes") {
+                continue;
+            }
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let bytes = std::fs::read(&path).unwrap();
+            let cart = Cartridge::from_ines(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let info = cart.info();
+            assert_eq!(info.format, RomFormat::Nes2, "{name}");
+            let mut prg_ram = 0;
+            let mut battery = 0;
+            for (i, field) in name.split('_').enumerate() {
+                let kib = |s: &str| s.trim_end_matches('K').parse::<usize>().unwrap() * 1024;
+                match field.as_bytes()[0] {
+                    b'M' if i == 0 => {
+                        assert_eq!(info.mapper, field[1..].parse::<u16>().unwrap(), "{name}")
+                    }
+                    b'P' => assert_eq!(info.prg_rom_len, kib(&field[1..]), "{name}"),
+                    b'C' if field.starts_with("CR") => {
+                        assert_eq!(
+                            (info.chr_rom_len, info.chr_ram_len),
+                            (0, kib(&field[2..])),
+                            "{name}"
+                        )
+                    }
+                    b'C' => assert_eq!(info.chr_rom_len, kib(&field[1..]), "{name}"),
+                    b'W' => prg_ram = kib(&field[1..]),
+                    b'S' => battery = kib(&field[1..]),
+                    b'H' => assert_eq!(info.mirroring, Mirroring::Horizontal, "{name}"),
+                    b'V' => assert_eq!(info.mirroring, Mirroring::Vertical, "{name}"),
+                    _ => panic!("{name}: unexpected field {field}"),
+                }
+            }
+            assert_eq!(
+                (info.prg_ram_len, info.prg_nvram_len),
+                (prg_ram, battery),
+                "{name}"
+            );
+            assert_eq!(info.battery, battery > 0, "{name}");
+            assert_eq!(cart.battery_ram().map_or(0, <[u8]>::len), battery, "{name}");
+            assert_eq!(
+                cart.cpu_peek(0x6000).is_some(),
+                prg_ram + battery > 0,
+                "{name}: $6000 RAM"
+            );
+            // The reset vector points into ROM and some bank is visible at $FFFC.
+            assert!(cart.cpu_peek(0xFFFC).is_some(), "{name}");
+            println!("{name}: mapper {} board {}", info.mapper, info.board_name);
+            loaded += 1;
+        }
+        assert!(
+            loaded >= 19,
+            "found only {loaded} ROMs in {}",
+            dir.display()
+        );
+    }
+}

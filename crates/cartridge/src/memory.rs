@@ -1,0 +1,294 @@
+//! The cartridge's memory and the bank tables that every bus access goes through.
+//!
+//! All chips (PRG ROM, PRG RAM, CHR ROM/RAM, the console's nametable RAM) live in one byte
+//! vector. Each CPU 8 KiB slot and each PPU 1 KiB page holds a base offset into that vector for
+//! reads and another for writes. An unmapped window holds [`UNMAPPED`], which is so large that
+//! `Vec::get` fails for it: open bus on reads, ignored writes, and no branch on the mapping kind.
+//! Boards rewrite the tables only when their registers change.
+
+use crate::header::Mirroring;
+
+/// Base offset of a window that nothing drives. Adding a window offset to it cannot overflow.
+pub(crate) const UNMAPPED: usize = usize::MAX / 2;
+
+const KIB: usize = 1024;
+const PRG_BANK: usize = 8 * KIB;
+const CHR_PAGE: usize = KIB;
+
+/// A chip's place inside [`Memory::data`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Region {
+    pub start: usize,
+    pub len: usize,
+}
+
+impl Region {
+    /// Base offset of bank `bank` of `size` bytes, wrapping like unconnected high address lines.
+    #[inline]
+    fn bank_base(&self, bank: usize, size: usize) -> usize {
+        let count = self.len / size;
+        if count == 0 {
+            UNMAPPED
+        } else {
+            self.start + (bank % count) * size
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Memory {
+    pub data: Vec<u8>,
+    /// CPU $0000-$FFFF in eight 8 KiB slots (slots 0-2 stay unmapped: not cartridge space).
+    cpu_read: [usize; 8],
+    cpu_write: [usize; 8],
+    /// PPU $0000-$3FFF in sixteen 1 KiB pages (8-11 nametables, 12-15 their mirror).
+    ppu_read: [usize; 16],
+    ppu_write: [usize; 16],
+    pub prg_rom: Region,
+    pub prg_ram: Region,
+    pub chr: Region,
+    pub chr_is_ram: bool,
+    /// 2 KiB of console CIRAM, plus 2 KiB more when the board has four-screen VRAM.
+    pub ciram: Region,
+}
+
+/// Repeats `chip` until it fills a whole number of `unit`s (at least one), as a smaller chip
+/// repeats in a larger window because its upper address lines are not connected.
+fn padded(chip: &[u8], unit: usize) -> Vec<u8> {
+    let len = chip.len().div_ceil(unit).max(1) * unit;
+    if chip.is_empty() {
+        return vec![0; len];
+    }
+    chip.iter().copied().cycle().take(len).collect()
+}
+
+impl Memory {
+    pub fn new(
+        prg_rom: &[u8],
+        prg_ram_len: usize,
+        chr_rom: &[u8],
+        chr_ram_len: usize,
+        four_screen: bool,
+    ) -> Memory {
+        let prg = padded(prg_rom, PRG_BANK);
+        let chr_is_ram = chr_rom.is_empty();
+        let chr = if chr_is_ram {
+            vec![0; chr_ram_len.div_ceil(CHR_PAGE).max(1) * CHR_PAGE]
+        } else {
+            padded(chr_rom, CHR_PAGE)
+        };
+        // PRG RAM is kept a multiple of 8 KiB so a mapped window never reads past it. A
+        // smaller chip (rare) therefore shows as 8 KiB rather than mirrored.
+        let ram_len = prg_ram_len.div_ceil(PRG_BANK) * PRG_BANK;
+        let ciram_len = if four_screen { 4 * KIB } else { 2 * KIB };
+
+        let prg_rom_region = Region {
+            start: 0,
+            len: prg.len(),
+        };
+        let prg_ram_region = Region {
+            start: prg.len(),
+            len: ram_len,
+        };
+        let chr_region = Region {
+            start: prg_ram_region.start + ram_len,
+            len: chr.len(),
+        };
+        let ciram = Region {
+            start: chr_region.start + chr.len(),
+            len: ciram_len,
+        };
+
+        let mut data = prg;
+        data.resize(prg_ram_region.start + ram_len, 0);
+        data.extend_from_slice(&chr);
+        data.resize(ciram.start + ciram_len, 0);
+
+        Memory {
+            data,
+            cpu_read: [UNMAPPED; 8],
+            cpu_write: [UNMAPPED; 8],
+            ppu_read: [UNMAPPED; 16],
+            ppu_write: [UNMAPPED; 16],
+            prg_rom: prg_rom_region,
+            prg_ram: prg_ram_region,
+            chr: chr_region,
+            chr_is_ram,
+            ciram,
+        }
+    }
+
+    #[inline]
+    pub fn cpu_read(&self, addr: u16) -> Option<u8> {
+        let base = self.cpu_read[usize::from(addr >> 13)];
+        self.data.get(base + usize::from(addr & 0x1FFF)).copied()
+    }
+
+    /// Stores into whatever RAM is mapped at `addr`; returns whether anything took the value.
+    #[inline]
+    pub fn cpu_write(&mut self, addr: u16, value: u8) -> bool {
+        let base = self.cpu_write[usize::from(addr >> 13)];
+        match self.data.get_mut(base + usize::from(addr & 0x1FFF)) {
+            Some(cell) => {
+                *cell = value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline]
+    pub fn ppu_read(&self, addr: u16) -> u8 {
+        let base = self.ppu_read[usize::from(addr >> 10) & 15];
+        self.data
+            .get(base + usize::from(addr & 0x3FF))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn ppu_write(&mut self, addr: u16, value: u8) {
+        let base = self.ppu_write[usize::from(addr >> 10) & 15];
+        if let Some(cell) = self.data.get_mut(base + usize::from(addr & 0x3FF)) {
+            *cell = value;
+        }
+    }
+
+    pub fn prg_rom_banks_8k(&self) -> usize {
+        self.prg_rom.len / PRG_BANK
+    }
+
+    /// Maps 8 KiB PRG ROM bank `bank` at CPU $8000 + `slot` * $2000 (slot 0-3). ROM ignores writes.
+    pub fn map_prg_8k(&mut self, slot: usize, bank: usize) {
+        let index = 4 + (slot & 3);
+        self.cpu_read[index] = self.prg_rom.bank_base(bank, PRG_BANK);
+        self.cpu_write[index] = UNMAPPED;
+    }
+
+    /// Maps 16 KiB bank `bank` at $8000 (`half` 0) or $C000 (`half` 1).
+    pub fn map_prg_16k(&mut self, half: usize, bank: usize) {
+        let slot = (half & 1) * 2;
+        self.map_prg_8k(slot, bank.wrapping_mul(2));
+        self.map_prg_8k(slot + 1, bank.wrapping_mul(2).wrapping_add(1));
+    }
+
+    /// Maps 32 KiB bank `bank` at $8000-$FFFF.
+    pub fn map_prg_32k(&mut self, bank: usize) {
+        for slot in 0..4 {
+            self.map_prg_8k(slot, bank.wrapping_mul(4).wrapping_add(slot));
+        }
+    }
+
+    /// Maps 8 KiB PRG RAM bank `bank` at $6000-$7FFF, readable and (if `writable`) writable;
+    /// without PRG RAM the window stays open bus.
+    pub fn map_prg_ram(&mut self, bank: usize, writable: bool) {
+        let base = self.prg_ram.bank_base(bank, PRG_BANK);
+        self.cpu_read[3] = base;
+        self.cpu_write[3] = if writable { base } else { UNMAPPED };
+    }
+
+    /// Disconnects $6000-$7FFF (RAM disabled: reads are open bus, writes are lost).
+    pub fn unmap_prg_ram(&mut self) {
+        self.cpu_read[3] = UNMAPPED;
+        self.cpu_write[3] = UNMAPPED;
+    }
+
+    /// Maps 1 KiB CHR bank `bank` at PPU `page` * $400 (page 0-7).
+    pub fn map_chr_1k(&mut self, page: usize, bank: usize) {
+        let base = self.chr.bank_base(bank, CHR_PAGE);
+        let page = page & 7;
+        self.ppu_read[page] = base;
+        self.ppu_write[page] = if self.chr_is_ram { base } else { UNMAPPED };
+    }
+
+    pub fn map_chr_2k(&mut self, page: usize, bank: usize) {
+        for i in 0..2 {
+            self.map_chr_1k(page + i, bank.wrapping_mul(2).wrapping_add(i));
+        }
+    }
+
+    /// Maps 4 KiB CHR bank `bank` at $0000 (`half` 0) or $1000 (`half` 1).
+    pub fn map_chr_4k(&mut self, half: usize, bank: usize) {
+        for i in 0..4 {
+            self.map_chr_1k((half & 1) * 4 + i, bank.wrapping_mul(4).wrapping_add(i));
+        }
+    }
+
+    pub fn map_chr_8k(&mut self, bank: usize) {
+        for i in 0..8 {
+            self.map_chr_1k(i, bank.wrapping_mul(8).wrapping_add(i));
+        }
+    }
+
+    /// Points nametable `table` (0-3, i.e. $2000/$2400/$2800/$2C00 and their $3xxx mirrors) at
+    /// 1 KiB page `page` of CIRAM (0-1, or 0-3 with four-screen VRAM).
+    pub fn map_nametable(&mut self, table: usize, page: usize) {
+        let base = self.ciram.bank_base(page, KIB);
+        let table = table & 3;
+        for index in [8 + table, 12 + table] {
+            self.ppu_read[index] = base;
+            self.ppu_write[index] = base;
+        }
+    }
+
+    /// Wires CIRAM A10 (or the four-screen VRAM) for one of the standard arrangements.
+    pub fn set_mirroring(&mut self, mirroring: Mirroring) {
+        let pages = match mirroring {
+            Mirroring::Horizontal => [0, 0, 1, 1],
+            Mirroring::Vertical => [0, 1, 0, 1],
+            Mirroring::SingleScreenLower => [0, 0, 0, 0],
+            Mirroring::SingleScreenUpper => [1, 1, 1, 1],
+            Mirroring::FourScreen => [0, 1, 2, 3],
+        };
+        for (table, page) in pages.into_iter().enumerate() {
+            self.map_nametable(table, page);
+        }
+    }
+
+    /// Which 1 KiB CIRAM page each nametable shows (for tests and debuggers).
+    #[cfg(test)]
+    pub fn nametable_pages(&self) -> [usize; 4] {
+        core::array::from_fn(|t| (self.ppu_read[8 + t] - self.ciram.start) / KIB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_chips_repeat_to_fill_banks() {
+        let prg: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+        let mut mem = Memory::new(&prg, 0, &[], 8192, false);
+        assert_eq!(mem.prg_rom.len, 8192);
+        mem.map_prg_8k(0, 0);
+        assert_eq!(mem.cpu_read(0x8000 + 4096 + 7), Some(prg[7]));
+        assert_eq!(mem.cpu_read(0x6000), None, "no PRG RAM mapped");
+        mem.map_prg_ram(0, true);
+        assert_eq!(mem.cpu_read(0x6000), None, "no PRG RAM exists");
+        assert!(!mem.cpu_write(0x6000, 1));
+    }
+
+    #[test]
+    fn writes_only_land_in_ram() {
+        let mut mem = Memory::new(&[0xAA; 16384], 8192, &[0x55; 8192], 0, false);
+        mem.map_prg_16k(0, 0);
+        mem.map_prg_ram(0, true);
+        mem.map_chr_8k(0);
+        mem.set_mirroring(Mirroring::Vertical);
+        assert!(!mem.cpu_write(0x8000, 1));
+        assert_eq!(mem.cpu_read(0x8000), Some(0xAA));
+        assert!(mem.cpu_write(0x7FFF, 9));
+        assert_eq!(mem.cpu_read(0x7FFF), Some(9));
+        mem.ppu_write(0x0000, 1);
+        assert_eq!(mem.ppu_read(0x0000), 0x55, "CHR ROM is read-only");
+        mem.ppu_write(0x2400, 7);
+        assert_eq!(mem.ppu_read(0x2C00), 7);
+        assert_eq!(mem.ppu_read(0x3400), 7, "$3000-$3EFF mirrors $2000-$2EFF");
+        mem.map_prg_ram(0, false);
+        assert!(!mem.cpu_write(0x6000, 3));
+        assert_eq!(mem.cpu_read(0x7FFF), Some(9));
+        mem.unmap_prg_ram();
+        assert_eq!(mem.cpu_read(0x7FFF), None);
+    }
+}

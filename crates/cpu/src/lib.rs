@@ -1,0 +1,22 @@
+//! A cycle-exact MOS 6502 as found in the Ricoh 2A03 (no decimal mode), generic over a [`Bus`].
+//!
+//! Public surface:
+//! - [`Bus`]: what the CPU is wired to; one `read` or `write` call per CPU cycle.
+//! - [`Cpu`]: registers and the instruction/interrupt engine; `power_on`, `reset`, `step`.
+//! - [`Status`]: the P register flags.
+//!
+//! Module map: `cpu.rs` holds the registers, the per-cycle bus primitives, interrupt polling
+//! and the reset/interrupt sequences; `instructions.rs` decodes and executes the 256 opcodes
+//! cycle by cycle; `dma.rs` is the 2A03 DMA unit (OAM and DMC DMA) that halts the CPU.
+
+mod bus;
+mod cpu;
+mod dma;
+mod instructions;
+
+#[cfg(test)]
+mod test_bus;
+
+pub use bus::{Bus, DmaKind};
+pub use cpu::{Cpu, Status};
+pub use dma::DMA_GET_CYCLE_PARITY;

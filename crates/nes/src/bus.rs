@@ -1,0 +1,371 @@
+//! The console's CPU bus: memory map, master clock and everything that happens on one CPU cycle.
+//!
+//! The CPU is the master (see `nes_cpu::Bus`): each `read`/`write` call is one CPU cycle, and
+//! around it this bus advances the PPU by exactly three dots and the APU by one CPU cycle.
+
+use nes_apu::Apu;
+use nes_cartridge::Cartridge;
+use nes_cpu::DmaKind;
+use nes_ppu::{Ppu, PpuBus};
+
+use crate::controller::Controller;
+
+/// Whether CPU cycle `cycle` is a DMA get cycle (the first half of an APU cycle).
+#[inline]
+fn is_dma_get_cycle(cycle: u64) -> bool {
+    cycle & 1 == nes_cpu::DMA_GET_CYCLE_PARITY
+}
+
+/// PPU dots that elapse in a CPU cycle before its bus access; the rest follow it.
+///
+/// On NTSC a CPU cycle is 12 master clocks and a dot 4, so three dots per cycle. The 2A03 puts
+/// the address out early in the cycle and latches read data near its end; with the power-on
+/// CPU/PPU alignment used here, the register access lands after the second of the cycle's three
+/// dots, which is what blargg's ppu_vbl_nmi suite measures to the dot ($2002 read races,
+/// NMI enable timing).
+const DOTS_BEFORE_ACCESS: u32 = 2;
+const DOTS_PER_CPU_CYCLE: u32 = 3;
+
+/// 2 KiB of work RAM, mirrored through $0000-$1FFF.
+const RAM_SIZE: usize = 0x800;
+
+/// The PPU's view of the cartridge (pattern tables and nametables).
+pub(crate) struct PpuMemory<'a> {
+    pub(crate) cart: &'a mut Cartridge,
+}
+
+impl PpuBus for PpuMemory<'_> {
+    #[inline]
+    fn read(&mut self, addr: u16) -> u8 {
+        self.cart.ppu_read(addr)
+    }
+
+    #[inline]
+    fn write(&mut self, addr: u16, value: u8) {
+        self.cart.ppu_write(addr, value);
+    }
+
+    #[inline]
+    fn peek(&self, addr: u16) -> u8 {
+        self.cart.ppu_peek(addr)
+    }
+
+    #[inline]
+    fn address_changed(&mut self, addr: u16) {
+        self.cart.ppu_address_changed(addr);
+    }
+}
+
+/// Everything on the CPU's side of the console except the CPU itself.
+#[derive(Debug, Clone)]
+pub(crate) struct SystemBus {
+    pub(crate) ram: Box<[u8; RAM_SIZE]>,
+    pub(crate) ppu: Ppu,
+    pub(crate) apu: Apu,
+    pub(crate) cart: Cartridge,
+    pub(crate) controllers: [Controller; 2],
+    /// The external CPU data bus keeps the last value driven on it (capacitance), so reads of
+    /// addresses nothing drives return it: "open bus".
+    pub(crate) open_bus: u8,
+    /// The 2A03's internal data bus, between the 6502 core and its registers: the last byte
+    /// the 6502 read or wrote. It differs from the external bus after a $4015 read (whose
+    /// value never leaves the chip) and after a DMA get (which only drives the external bus),
+    /// and it supplies $4015's undriven bit 5 (AccuracyCoin "Internal Data Bus").
+    internal_bus: u8,
+    /// CPU cycles since power-on; equals the CPU's own count.
+    pub(crate) cycle: u64,
+    /// Source page of an OAM DMA requested by a $4014 write and not yet started.
+    pub(crate) oam_dma_page: Option<u8>,
+    /// Set when a game reads $4016/$4017 (lag-frame accounting).
+    pub(crate) controller_read: bool,
+    /// The 2A03's OUT0 latch ($4016 bit 0) and the cycle on which it reaches the OUT0 pin,
+    /// the controllers' strobe: the pins are only updated at the start of a put cycle.
+    pending_strobe: Option<(bool, u64)>,
+    /// The cycle each port's /OE line was last asserted (a $4016/$4017 read), if any, and the
+    /// bit the pad put out during that run of reads.
+    joypad_read_cycle: [Option<u64>; 2],
+    joypad_read_bit: [u8; 2],
+}
+
+impl SystemBus {
+    pub(crate) fn new(cart: Cartridge) -> SystemBus {
+        SystemBus {
+            // Power-on RAM content is a fixed, documented choice: all zero. Real consoles
+            // power up with mostly-random RAM; determinism matters more here.
+            ram: Box::new([0; RAM_SIZE]),
+            ppu: Ppu::new(),
+            apu: Apu::new(),
+            cart,
+            controllers: Default::default(),
+            open_bus: 0,
+            internal_bus: 0,
+            cycle: 0,
+            oam_dma_page: None,
+            controller_read: false,
+            pending_strobe: None,
+            joypad_read_cycle: [None; 2],
+            joypad_read_bit: [0; 2],
+        }
+    }
+
+    #[inline(always)]
+    fn tick_ppu(&mut self) {
+        let mut mem = PpuMemory {
+            cart: &mut self.cart,
+        };
+        self.ppu.tick(&mut mem);
+    }
+
+    #[inline(always)]
+    fn begin_cycle(&mut self) {
+        // Boards that time PPU address-line pulses (the MMC3's A12 filter) need the CPU clock.
+        self.cart.set_cpu_cycle(self.cycle);
+        for _ in 0..DOTS_BEFORE_ACCESS {
+            self.tick_ppu();
+        }
+    }
+
+    #[inline(always)]
+    fn end_cycle(&mut self) {
+        for _ in DOTS_BEFORE_ACCESS..DOTS_PER_CPU_CYCLE {
+            self.tick_ppu();
+        }
+        self.apu.tick();
+        self.cycle += 1;
+    }
+
+    /// The effect of a CPU read at `addr` without the clocking around it.
+    #[inline]
+    fn read_mapped(&mut self, addr: u16) -> u8 {
+        match addr {
+            0x0000..=0x1FFF => {
+                let value = self.ram[usize::from(addr) & (RAM_SIZE - 1)];
+                self.open_bus = value;
+                value
+            }
+            0x2000..=0x3FFF => {
+                let mut mem = PpuMemory {
+                    cart: &mut self.cart,
+                };
+                let value = self.ppu.read_register(addr, &mut mem);
+                self.open_bus = value;
+                value
+            }
+            0x4000..=0x401F => self.read_io(addr),
+            _ => {
+                let value = self.cart.cpu_read(addr).unwrap_or(self.open_bus);
+                self.open_bus = value;
+                value
+            }
+        }
+    }
+
+    #[inline]
+    fn read_io(&mut self, addr: u16) -> u8 {
+        match addr {
+            // $4015 is read inside the 2A03: the value never reaches the external data bus, and
+            // its undriven bit 5 keeps the internal bus's previous value.
+            0x4015 => self.apu.read_status() | (self.internal_bus & 0x20),
+            0x4016 | 0x4017 => {
+                let value = (self.open_bus & 0xE0) | self.read_joypad(addr);
+                self.open_bus = value;
+                value
+            }
+            // Write-only APU/IO registers and the disabled test registers: nothing drives the bus.
+            _ => self.open_bus,
+        }
+    }
+
+    /// The effect of a CPU write without the clocking around it.
+    #[inline]
+    pub(crate) fn write_mapped(&mut self, addr: u16, value: u8) {
+        self.open_bus = value;
+        match addr {
+            0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
+            0x2000..=0x3FFF => {
+                let mut mem = PpuMemory {
+                    cart: &mut self.cart,
+                };
+                self.ppu.write_register(addr, value, &mut mem);
+            }
+            0x4014 => self.oam_dma_page = Some(value),
+            0x4016 => {
+                self.apply_pending_strobe();
+                // OUT0 is latched now but only reaches the pin at the next get->put transition
+                // (AccuracyCoin "Controller Strobing"): a 1 overwritten before then never
+                // strobes the pads.
+                let next_put = if is_dma_get_cycle(self.cycle) {
+                    self.cycle + 1
+                } else {
+                    self.cycle + 2
+                };
+                self.pending_strobe = Some((value & 1 != 0, next_put));
+            }
+            0x4000..=0x4013 | 0x4015 | 0x4017 => self.apu.write_register(addr, value),
+            0x4018..=0x401F => {}
+            _ => self.cart.cpu_write(addr, value, self.cycle),
+        }
+    }
+
+    /// A DMA get cycle's access (without the clocking): `addr` is on the external address bus
+    /// while the halted 6502 keeps `cpu_addr` on its own.
+    ///
+    /// The 2A03 enables its readable registers ($4015-$4017) from the 6502's address, and
+    /// selects among them with the low five bits of the DMA address (NESdev "DMA", register
+    /// conflicts; AccuracyCoin "APU Register Activation", "DMC DMA Bus Conflicts"):
+    /// - 6502 outside $4000-$401F: the registers are off; a DMA read of $4000-$401F finds
+    ///   nothing on the external bus (open bus).
+    /// - 6502 inside: every DMA address mirrors a register. $4016/$4017 put the port's D0-D4
+    ///   on the external bus over the addressed device (D5-D7 keep its value) and clock the
+    ///   pad. $4015 is read (acknowledging the frame IRQ); its value only reaches the internal
+    ///   bus, which the OAM DMA latches from (bit 5 still comes from the external bus) while
+    ///   the DMC takes its sample from the external bus.
+    fn dma_read_mapped(&mut self, addr: u16, cpu_addr: u16, kind: DmaKind) -> u8 {
+        let internal_register = (0x4000..=0x401F).contains(&addr);
+        let registers_selected = (0x4000..=0x401F).contains(&cpu_addr);
+        let external = if internal_register {
+            self.open_bus
+        } else {
+            self.read_mapped(addr)
+        };
+        if !registers_selected {
+            return external;
+        }
+        let register = 0x4000 | (addr & 0x1F);
+        match register {
+            0x4015 => {
+                let status = self.apu.read_status();
+                match kind {
+                    DmaKind::Oam => (status & !0x20) | (external & 0x20),
+                    DmaKind::Dmc => external,
+                }
+            }
+            0x4016 | 0x4017 => {
+                let value = (external & 0xE0) | self.read_joypad(register);
+                self.open_bus = value;
+                value
+            }
+            _ => external,
+        }
+    }
+
+    /// Drive OUT0 onto the controllers' strobe input if the pin update is due by this cycle.
+    #[inline]
+    fn apply_pending_strobe(&mut self) {
+        if let Some((high, due)) = self.pending_strobe {
+            if due <= self.cycle {
+                self.pending_strobe = None;
+                for pad in &mut self.controllers {
+                    pad.write_strobe(high);
+                }
+            }
+        }
+    }
+
+    /// A read of joypad register $4016 or $4017: the port's bits D0-D4 (D5-D7 float).
+    ///
+    /// The 2A03 asserts the port's /OE for the whole cycle, and keeps it asserted across
+    /// consecutive read cycles of the same register, so the pad sees one clock per run of
+    /// back-to-back reads, and every read of the run returns the same bit (NES-001 and AV
+    /// Famicom; NESdev "Standard controller", "DMA"; AccuracyCoin "Controller Clocking").
+    fn read_joypad(&mut self, addr: u16) -> u8 {
+        self.apply_pending_strobe();
+        self.controller_read = true;
+        let port = usize::from(addr & 1);
+        let continued = matches!(
+            self.joypad_read_cycle[port],
+            Some(last) if last.wrapping_add(1) == self.cycle
+        );
+        self.joypad_read_cycle[port] = Some(self.cycle);
+        if !continued {
+            self.joypad_read_bit[port] = self.controllers[port].read();
+        }
+        self.joypad_read_bit[port]
+    }
+
+    /// Read the CPU address space as a debugger would: no register side effects.
+    pub(crate) fn peek(&self, addr: u16) -> u8 {
+        match addr {
+            0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)],
+            0x2000..=0x3FFF => self.ppu.peek_register(addr),
+            0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
+            0x4016 | 0x4017 => {
+                (self.open_bus & 0xE0) | self.controllers[usize::from(addr & 1)].peek()
+            }
+            0x4000..=0x401F => self.open_bus,
+            _ => self.cart.cpu_peek(addr).unwrap_or(self.open_bus),
+        }
+    }
+
+    /// Read the PPU address space without side effects.
+    pub(crate) fn peek_ppu(&self, addr: u16) -> u8 {
+        let addr = addr & 0x3FFF;
+        if addr >= 0x3F00 {
+            self.ppu.peek_palette((addr & 0x1F) as u8)
+        } else {
+            self.cart.ppu_peek(addr)
+        }
+    }
+}
+
+impl nes_cpu::Bus for SystemBus {
+    #[inline(always)]
+    fn read(&mut self, addr: u16) -> u8 {
+        self.begin_cycle();
+        let value = self.read_mapped(addr);
+        self.internal_bus = value;
+        self.end_cycle();
+        value
+    }
+
+    #[inline(always)]
+    fn write(&mut self, addr: u16, value: u8) {
+        self.begin_cycle();
+        self.internal_bus = value;
+        self.write_mapped(addr, value);
+        self.end_cycle();
+    }
+
+    #[inline]
+    fn dma_read(&mut self, addr: u16, halted_cpu_addr: u16, kind: DmaKind) -> u8 {
+        self.begin_cycle();
+        let value = self.dma_read_mapped(addr, halted_cpu_addr, kind);
+        self.end_cycle();
+        value
+    }
+
+    #[inline(always)]
+    fn nmi_line(&self) -> bool {
+        self.ppu.nmi_line()
+    }
+
+    #[inline(always)]
+    fn irq_line(&self) -> bool {
+        self.apu.irq_line() || self.cart.irq_line()
+    }
+
+    #[inline(always)]
+    fn dma_requested(&self) -> bool {
+        self.oam_dma_page.is_some() || self.apu.dmc_dma_address().is_some()
+    }
+
+    #[inline]
+    fn oam_dma_page(&self) -> Option<u8> {
+        self.oam_dma_page
+    }
+
+    #[inline]
+    fn oam_dma_started(&mut self) {
+        self.oam_dma_page = None;
+    }
+
+    #[inline]
+    fn dmc_dma_address(&self) -> Option<u16> {
+        self.apu.dmc_dma_address()
+    }
+
+    #[inline]
+    fn dmc_dma_complete(&mut self, value: u8) {
+        self.apu.dmc_dma_complete(value);
+    }
+}

@@ -1,0 +1,212 @@
+//! The NES console: composes the 2A03 CPU, the 2C02 PPU, the APU and a cartridge.
+//!
+//! The CPU is the master clock: every CPU bus access is one CPU cycle, around which the bus
+//! advances the PPU three dots and the APU one cycle (see `bus.rs`).
+
+mod bus;
+mod controller;
+mod trace;
+
+use bus::SystemBus;
+use nes_cpu::{Cpu, Status};
+
+pub use nes_cartridge::{Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
+pub use nes_ppu::palette::{Palette, PaletteError};
+
+bitflags::bitflags! {
+    /// Standard controller buttons, in the order the shift register reports them (A first).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+    pub struct Buttons: u8 {
+        const A = 0x01;
+        const B = 0x02;
+        const SELECT = 0x04;
+        const START = 0x08;
+        const UP = 0x10;
+        const DOWN = 0x20;
+        const LEFT = 0x40;
+        const RIGHT = 0x80;
+    }
+}
+
+/// CPU registers as seen between instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CpuRegisters {
+    pub pc: u16,
+    pub a: u8,
+    pub x: u8,
+    pub y: u8,
+    pub s: u8,
+    pub p: u8,
+    /// CPU cycles since power-on (the 7-cycle reset sequence included).
+    pub cycles: u64,
+}
+
+/// Width and height of the picture.
+pub const SCREEN_WIDTH: usize = 256;
+pub const SCREEN_HEIGHT: usize = 240;
+
+/// A powered-on console with a cartridge inserted.
+#[derive(Debug, Clone)]
+pub struct Nes {
+    cpu: Cpu,
+    bus: SystemBus,
+}
+
+impl Nes {
+    /// Parse an iNES / NES 2.0 image and power the console on.
+    pub fn from_ines(bytes: &[u8]) -> Result<Nes, CartridgeError> {
+        Ok(Nes::new(Cartridge::from_ines(bytes)?))
+    }
+
+    /// Power the console on with this cartridge (cold boot: RAM in its documented power-on
+    /// state, all zero).
+    pub fn new(cart: Cartridge) -> Nes {
+        let mut nes = Nes {
+            cpu: Cpu::new(),
+            bus: SystemBus::new(cart),
+        };
+        nes.cpu.power_on(&mut nes.bus);
+        nes
+    }
+
+    /// Run until the next picture is complete: frame N is the N-th time the PPU reaches scanline
+    /// 240 after power-on, rounded up to an instruction boundary.
+    pub fn run_frame(&mut self) {
+        let target = self.bus.ppu.frames_completed() + 1;
+        while self.bus.ppu.frames_completed() < target {
+            self.cpu.step(&mut self.bus);
+        }
+    }
+
+    /// Execute one CPU instruction (or interrupt sequence), keeping all chips in step. DMA
+    /// cycles that halt the CPU happen inside it.
+    pub fn step_instruction(&mut self) {
+        self.cpu.step(&mut self.bus);
+    }
+
+    /// Frames completed since power-on.
+    pub fn frame_count(&self) -> u64 {
+        self.bus.ppu.frames_completed()
+    }
+
+    /// Press the console's reset button: the CPU runs its reset sequence, the PPU and APU take
+    /// their reset state, and everything reset doesn't touch (RAM, most PPU state) is kept.
+    pub fn soft_reset(&mut self) {
+        self.bus.ppu.reset();
+        self.bus.apu.reset();
+        self.bus.cart.reset();
+        self.bus.oam_dma_page = None;
+        self.cpu.reset(&mut self.bus);
+    }
+
+    /// Turn the console off and on again. Battery-backed cartridge RAM survives; everything
+    /// else, board registers included, returns to its power-on state.
+    pub fn power_cycle(&mut self) {
+        let mut cart = self.bus.cart.clone();
+        cart.power_cycle();
+        let held = [
+            self.bus.controllers[0].held(),
+            self.bus.controllers[1].held(),
+        ];
+        *self = Nes::new(cart);
+        self.set_buttons(0, held[0]);
+        self.set_buttons(1, held[1]);
+    }
+
+    /// The buttons held on controller `port` (0 or 1) from now on. Other ports are ignored.
+    pub fn set_buttons(&mut self, port: usize, buttons: Buttons) {
+        if let Some(pad) = self.bus.controllers.get_mut(port) {
+            pad.set_held(buttons);
+        }
+    }
+
+    /// True if the game read $4016/$4017 since the last call (lag-frame accounting).
+    pub fn take_controller_read(&mut self) -> bool {
+        std::mem::take(&mut self.bus.controller_read)
+    }
+
+    /// Read the CPU address space without side effects (no $2002 clear, no $4016 shift).
+    pub fn peek(&self, addr: u16) -> u8 {
+        self.bus.peek(addr)
+    }
+
+    /// Store a byte as a debugger would: CPU RAM directly; other addresses through the bus
+    /// write path (registers see the write) without advancing time.
+    pub fn poke(&mut self, addr: u16, value: u8) {
+        let open_bus = self.bus.open_bus;
+        self.bus.write_mapped(addr, value);
+        self.bus.open_bus = open_bus;
+    }
+
+    /// Read the PPU address space ($0000-$3FFF: pattern tables, nametables after mirroring,
+    /// palette) without side effects.
+    pub fn peek_ppu(&self, addr: u16) -> u8 {
+        self.bus.peek_ppu(addr)
+    }
+
+    pub fn cpu_registers(&self) -> CpuRegisters {
+        CpuRegisters {
+            pc: self.cpu.pc,
+            a: self.cpu.a,
+            x: self.cpu.x,
+            y: self.cpu.y,
+            s: self.cpu.s,
+            p: self.cpu.p.bits(),
+            cycles: self.cpu.cycles(),
+        }
+    }
+
+    /// Force CPU registers (nestest automation mode, Lua `setregister`).
+    pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
+        self.cpu.pc = regs.pc;
+        self.cpu.a = regs.a;
+        self.cpu.x = regs.x;
+        self.cpu.y = regs.y;
+        self.cpu.s = regs.s;
+        self.cpu.p = Status::from_bits_retain(regs.p);
+        self.cpu.set_cycles(regs.cycles);
+    }
+
+    /// The PPU's (scanline, dot) position.
+    pub fn ppu_position(&self) -> (u16, u16) {
+        (self.bus.ppu.scanline(), self.bus.ppu.dot())
+    }
+
+    /// `Some(pc)` once the CPU has executed a JAM/KIL opcode; the console keeps running (time
+    /// advances) but the CPU does nothing more until reset.
+    pub fn jammed_at(&self) -> Option<u16> {
+        self.cpu.jammed().then_some(self.cpu.pc)
+    }
+
+    /// The last completed picture: 256x240 9-bit pixels (palette index | emphasis << 6).
+    pub fn frame_buffer(&self) -> &[u16] {
+        self.bus.ppu.frame_buffer()
+    }
+
+    /// Convert the last completed picture to RGBA bytes (256x240x4) through `palette`.
+    pub fn frame_rgba(&self, palette: &Palette) -> Vec<u8> {
+        let mut rgba = vec![0; SCREEN_WIDTH * SCREEN_HEIGHT * 4];
+        palette.to_rgba(self.frame_buffer(), &mut rgba);
+        rgba
+    }
+
+    /// Produce audio at `hz` samples per second from now on (0 turns audio output off, the
+    /// fastest setting and the default).
+    pub fn set_audio_sample_rate(&mut self, hz: u32) {
+        self.bus.apu.set_sample_rate(hz);
+    }
+
+    /// Move the audio produced since the last call (mono, -1.0..1.0) to the end of `out`.
+    pub fn take_audio_samples(&mut self, out: &mut Vec<f32>) {
+        self.bus.apu.take_samples(out);
+    }
+
+    pub fn rom_info(&self) -> &RomInfo {
+        self.bus.cart.info()
+    }
+
+    /// One nestest.log-format line describing the instruction about to execute.
+    pub fn trace_line(&self) -> String {
+        trace::format_line(&self.cpu, &self.bus)
+    }
+}

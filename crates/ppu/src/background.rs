@@ -1,0 +1,155 @@
+//! Background tile fetches and the shift registers they feed (NESdev wiki "PPU rendering").
+//!
+//! Each tile takes four 2-dot fetches: nametable byte, attribute byte, pattern low, pattern
+//! high. The bus read is issued on the first dot of each pair (when the address is driven).
+//! The fetched tile waits in latches until the next reload dot (9, 17, ..., 257, 329, 337),
+//! when it enters the low byte of the 16-bit shifters; pixels come out of the high byte.
+
+use crate::{ctrl, Ppu, PpuBus};
+
+/// `SPREAD[b]` puts bit `7 - i` of `b` at bit `4 * (7 - i)`: one pattern plane of a tile row
+/// as eight 4-bit pixel cells, leftmost pixel in the top cell.
+const SPREAD: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        let mut cells = 0u32;
+        while bit < 8 {
+            if byte & (1 << bit) != 0 {
+                cells |= 1 << (4 * bit);
+            }
+            bit += 1;
+        }
+        table[byte] = cells;
+        byte += 1;
+    }
+    table
+};
+
+/// The four hardware shift registers (pattern low/high, attribute low/high) kept as one u64
+/// of sixteen 4-bit cells `palette << 2 | pixel`: the top eight cells are the tile being
+/// output, the low eight the next tile. One shift per dot moves all four planes at once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BackgroundPipeline {
+    nametable_latch: u8,
+    /// Two-bit palette number for the tile being fetched.
+    attribute_latch: u8,
+    pattern_low_latch: u8,
+    pattern_high_latch: u8,
+    pub cells: u64,
+    /// The cell shifted in at the bottom on each shift: the pattern shifters' serial inputs
+    /// are tied high and the attribute shifters are fed from the attribute bits of the last
+    /// reload.
+    serial_in: u64,
+}
+
+impl BackgroundPipeline {
+    /// One pixel clock of the shifters. Because of the serial inputs, skipped reloads
+    /// (rendering toggled mid-line) show colour 3 of the last palette (AccuracyCoin
+    /// "BG Serial In"); a normal reload overwrites those cells before they are output.
+    #[inline]
+    pub fn shift(&mut self) {
+        self.cells = (self.cells << 4) | self.serial_in;
+    }
+
+    /// Moves the latched tile into the low eight cells.
+    #[inline]
+    pub fn reload(&mut self) {
+        let palette = u32::from(self.attribute_latch & 3) << 2;
+        let tile = SPREAD[usize::from(self.pattern_low_latch)]
+            | (SPREAD[usize::from(self.pattern_high_latch)] << 1)
+            | (palette * 0x1111_1111);
+        self.cells = (self.cells & 0xFFFF_FFFF_0000_0000) | u64::from(tile);
+        self.serial_in = u64::from(palette) | 3;
+    }
+
+    /// The 4-bit background palette index (`palette << 2 | pixel`) under fine X, 0 when
+    /// the pixel is transparent.
+    #[inline]
+    pub fn pixel(&self, fine_x: u8) -> u8 {
+        let cell = (self.cells >> (60 - 4 * u32::from(fine_x & 7))) as u8 & 0x0F;
+        if cell & 3 == 0 {
+            0
+        } else {
+            cell
+        }
+    }
+}
+
+impl Ppu {
+    /// The background fetch (if any) and scroll increment for a dot in 1-256 or 321-336.
+    /// `phase` is `dot & 7`: 1 nametable, 3 attribute, 5 pattern low, 7 pattern high,
+    /// 0 coarse X increment (after the high pattern fetch).
+    #[inline(always)]
+    pub(crate) fn fetch_nametable<B: PpuBus>(&mut self, bus: &mut B) {
+        self.background.nametable_latch = bus.read(self.scroll.nametable_addr());
+    }
+
+    #[inline(always)]
+    pub(crate) fn fetch_attribute<B: PpuBus>(&mut self, bus: &mut B) {
+        let byte = bus.read(self.scroll.attribute_addr());
+        self.background.attribute_latch = (byte >> self.scroll.attribute_shift()) & 0x03;
+    }
+
+    #[inline(always)]
+    pub(crate) fn fetch_pattern_low<B: PpuBus>(&mut self, bus: &mut B) {
+        self.background.pattern_low_latch = bus.read(self.background_pattern_addr());
+    }
+
+    #[inline(always)]
+    pub(crate) fn fetch_pattern_high<B: PpuBus>(&mut self, bus: &mut B) {
+        self.background.pattern_high_latch = bus.read(self.background_pattern_addr() | 8);
+    }
+
+    #[inline]
+    fn background_pattern_addr(&self) -> u16 {
+        let table = if self.ctrl & ctrl::BACKGROUND_TABLE_1000 != 0 {
+            0x1000
+        } else {
+            0
+        };
+        table | (u16::from(self.background.nametable_latch) << 4) | self.scroll.fine_y()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reload_then_shift_moves_a_tile_into_the_output_byte() {
+        let mut bg = BackgroundPipeline {
+            pattern_low_latch: 0b1000_0001,
+            pattern_high_latch: 0b1100_0000,
+            attribute_latch: 2,
+            ..Default::default()
+        };
+        bg.reload();
+        for _ in 0..8 {
+            bg.shift();
+        }
+        // Column 0: low 1, high 1 -> pixel 3, palette 2.
+        assert_eq!(bg.pixel(0), 0b1011);
+        // Column 1: low 0, high 1 -> pixel 2.
+        assert_eq!(bg.pixel(1), 0b1010);
+        // Column 2: transparent.
+        assert_eq!(bg.pixel(2), 0);
+        // Column 7: low 1 -> pixel 1.
+        assert_eq!(bg.pixel(7), 0b1001);
+    }
+
+    #[test]
+    fn shifting_without_reload_brings_in_colour_3_of_the_last_palette() {
+        let mut bg = BackgroundPipeline {
+            attribute_latch: 1,
+            ..Default::default()
+        };
+        bg.reload();
+        for _ in 0..16 {
+            bg.shift();
+        }
+        assert_eq!(bg.pixel(0), 0b0111);
+        assert_eq!(bg.pixel(7), 0b0111);
+    }
+}

@@ -1,0 +1,336 @@
+//! Dot-accurate model of the NTSC Ricoh 2C02 picture processing unit.
+//!
+//! The PPU is driven one dot at a time by [`Ppu::tick`]; the console owns the CPU/PPU clock
+//! phase and calls [`Ppu::read_register`] / [`Ppu::write_register`] between dots. Memory outside
+//! the PPU (pattern tables, nametables) is reached through the [`PpuBus`] trait, which the console
+//! implements over the cartridge; palette RAM and OAM live inside the chip.
+//!
+//! Position convention: [`Ppu::scanline`] and [`Ppu::dot`] name the *next* dot `tick` will
+//! execute. A register access made between ticks therefore happens "at" that dot: a `$2002`
+//! read while `scanline() == 241 && dot() == 1` races the VBlank flag being set.
+
+mod background;
+pub mod palette;
+mod registers;
+mod render;
+mod scroll;
+mod sprite_evaluation;
+mod sprites;
+
+#[cfg(test)]
+mod test_support;
+
+use std::fmt;
+
+pub use palette::{Palette, PaletteError};
+
+use background::BackgroundPipeline;
+use registers::IoLatch;
+use scroll::ScrollRegisters;
+use sprite_evaluation::SpriteEvaluation;
+use sprites::SpriteLine;
+
+/// Visible width of the picture in pixels.
+pub const FRAME_WIDTH: usize = 256;
+/// Visible height of the picture in pixels.
+pub const FRAME_HEIGHT: usize = 240;
+/// Dots (PPU clocks) in one scanline.
+pub const DOTS_PER_SCANLINE: u16 = 341;
+/// Scanlines in one NTSC frame, counting the pre-render line.
+pub const SCANLINES_PER_FRAME: u16 = 262;
+/// The first scanline after the picture; the frame counter advances when it starts.
+pub const POST_RENDER_SCANLINE: u16 = 240;
+/// The scanline whose dot 1 sets the VBlank flag.
+pub const VBLANK_SCANLINE: u16 = 241;
+/// The pre-render (a.k.a. "-1") scanline: fetches like a visible line, outputs nothing.
+pub const PRE_RENDER_SCANLINE: u16 = 261;
+
+/// The PPU's memory bus, implemented by the console (cartridge CHR + nametables).
+/// `$0000-$3EFF` only: palette RAM (`$3F00-$3FFF`) is inside the PPU.
+pub trait PpuBus {
+    /// One PPU memory fetch (pattern, nametable, attribute, `$2007`).
+    fn read(&mut self, addr: u16) -> u8;
+    /// A `$2007` write.
+    fn write(&mut self, addr: u16, value: u8);
+    /// The byte at `addr` without side effects (debuggers).
+    fn peek(&self, addr: u16) -> u8;
+    /// The PPU drove a new address on its bus without a read (e.g. v after the 2nd `$2006`
+    /// write or a `$2007` increment while not rendering). Mappers watching A12 (MMC3) need it.
+    fn address_changed(&mut self, _addr: u16) {}
+}
+
+/// `$2000` PPUCTRL bits.
+pub(crate) mod ctrl {
+    pub const INCREMENT_32: u8 = 0x04;
+    pub const SPRITE_TABLE_1000: u8 = 0x08;
+    pub const BACKGROUND_TABLE_1000: u8 = 0x10;
+    pub const SPRITE_8X16: u8 = 0x20;
+    pub const NMI_ENABLE: u8 = 0x80;
+}
+
+/// `$2001` PPUMASK bits.
+pub(crate) mod mask {
+    pub const GREYSCALE: u8 = 0x01;
+    pub const BACKGROUND_LEFT: u8 = 0x02;
+    pub const SPRITES_LEFT: u8 = 0x04;
+    pub const BACKGROUND: u8 = 0x08;
+    pub const SPRITES: u8 = 0x10;
+    pub const RENDERING: u8 = BACKGROUND | SPRITES;
+}
+
+/// The Ricoh 2C02 NTSC PPU.
+#[derive(Clone)]
+pub struct Ppu {
+    // --- Timing ---
+    scanline: u16,
+    dot: u16,
+    odd_frame: bool,
+    /// Latched on the pre-render line: this frame skips dot (0, 0).
+    skip_idle_dot: bool,
+    frames_completed: u64,
+
+    // --- Registers ---
+    ctrl: u8,
+    mask: u8,
+    /// Cached `mask & (BACKGROUND | SPRITES) != 0`, read on every dot.
+    rendering_enabled: bool,
+    /// Decoded `$2001` for the pixel path: first x where the background / sprites show
+    /// (0, 8 with left clipping, 256 when disabled), the greyscale AND mask and the emphasis
+    /// bits already shifted into place.
+    background_min_x: usize,
+    sprite_min_x: usize,
+    colour_mask: u8,
+    emphasis_bits: u16,
+    /// Output value (palette entry, greyscale, emphasis) of each palette RAM index as the
+    /// pixel path uses it: 0-15 background cells (colour 0 of any palette is the backdrop),
+    /// 16-31 sprite colours. Refreshed on palette and `$2001` writes.
+    colour_cache: [u16; 32],
+    vblank: bool,
+    sprite_zero_hit: bool,
+    sprite_overflow: bool,
+    /// Set by a `$2002` read on the very dot VBlank would be set: the flag (and so the NMI)
+    /// stays clear for that frame.
+    vblank_suppressed: bool,
+    /// After power-on/reset the PPU ignores `$2000/$2001/$2005/$2006` writes until the end of
+    /// the first VBlank (dot 1 of the pre-render line).
+    warmup: bool,
+    oam_addr: u8,
+    scroll: ScrollRegisters,
+    read_buffer: u8,
+    io_latch: IoLatch,
+
+    // --- Memory ---
+    oam: [u8; 256],
+    secondary_oam: [u8; 32],
+    palette_ram: [u8; 32],
+
+    // --- Rendering state ---
+    background: BackgroundPipeline,
+    evaluation: SpriteEvaluation,
+    /// First evaluation dot (1-256) of the current visible line not yet executed. Sprite
+    /// evaluation runs lazily: its results are only observable through register accesses
+    /// (which catch it up first) and the sprite fetches from dot 257 on.
+    evaluation_cursor: u16,
+    /// Pixels are produced lazily, a tile (8 dots) at a time: `pixel_x` is the next pixel of
+    /// the current visible line not yet written. While rendering runs without a break, the
+    /// background shifter at the dot of pixel x equals `tile_cells` shifted by
+    /// `x - tile_base_x` cells, so a whole tile is computed from one snapshot.
+    pixel_x: u16,
+    tile_cells: u64,
+    tile_base_x: u16,
+    sprite_line: SpriteLine,
+    /// The value on the OAM data bus during rendering, returned by `$2004` reads then.
+    oam_bus: u8,
+    frame: Box<[u16]>,
+}
+
+impl fmt::Debug for Ppu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ppu")
+            .field("scanline", &self.scanline)
+            .field("dot", &self.dot)
+            .field("odd_frame", &self.odd_frame)
+            .field("frames_completed", &self.frames_completed)
+            .field("ctrl", &format_args!("{:#04x}", self.ctrl))
+            .field("mask", &format_args!("{:#04x}", self.mask))
+            .field("vblank", &self.vblank)
+            .field("sprite_zero_hit", &self.sprite_zero_hit)
+            .field("sprite_overflow", &self.sprite_overflow)
+            .field("warmup", &self.warmup)
+            .field("oam_addr", &self.oam_addr)
+            .field("scroll", &self.scroll)
+            .field("read_buffer", &self.read_buffer)
+            .field("io_latch", &self.io_latch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Ppu {
+    fn default() -> Self {
+        Ppu::new()
+    }
+}
+
+impl Ppu {
+    /// Power-on state, positioned at scanline 0 dot 0.
+    pub fn new() -> Ppu {
+        Ppu {
+            scanline: 0,
+            dot: 0,
+            odd_frame: false,
+            skip_idle_dot: false,
+            frames_completed: 0,
+            ctrl: 0,
+            mask: 0,
+            rendering_enabled: false,
+            background_min_x: 256,
+            sprite_min_x: 256,
+            colour_mask: 0x3F,
+            emphasis_bits: 0,
+            colour_cache: [0; 32],
+            vblank: false,
+            sprite_zero_hit: false,
+            sprite_overflow: false,
+            vblank_suppressed: false,
+            warmup: true,
+            oam_addr: 0,
+            scroll: ScrollRegisters::default(),
+            read_buffer: 0,
+            io_latch: IoLatch::default(),
+            oam: [0; 256],
+            secondary_oam: [0xFF; 32],
+            palette_ram: [0; 32],
+            background: BackgroundPipeline::default(),
+            evaluation: SpriteEvaluation::default(),
+            evaluation_cursor: 1,
+            pixel_x: 0,
+            tile_cells: 0,
+            tile_base_x: 0,
+            sprite_line: SpriteLine::default(),
+            oam_bus: 0xFF,
+            frame: vec![0; FRAME_WIDTH * FRAME_HEIGHT].into_boxed_slice(),
+        }
+    }
+
+    /// The reset line (NESdev "PPU power up state", reset column): PPUCTRL, PPUMASK, the
+    /// write toggle, the `$2005` scroll (t and fine X) and the read buffer clear; the VBlank
+    /// flag, OAM, OAMADDR, v and palette RAM are unchanged. The write warm-up starts again.
+    pub fn reset(&mut self) {
+        self.ctrl = 0;
+        self.set_mask(0);
+        self.scroll.t = 0;
+        self.scroll.fine_x = 0;
+        self.scroll.w = false;
+        self.read_buffer = 0;
+        self.odd_frame = false;
+        self.warmup = true;
+    }
+
+    /// Switches the power-on/reset write warm-up on or off (on after `new` and `reset`).
+    ///
+    /// While it is on, `$2000/$2001/$2005/$2006` writes are ignored until dot 1 of the
+    /// pre-render line. A console that wants writes honoured from the first cycle calls
+    /// `set_warmup(false)`.
+    pub fn set_warmup(&mut self, active: bool) {
+        self.warmup = active;
+    }
+
+    /// Whether the power-on/reset write warm-up is still in effect.
+    pub fn warmup_active(&self) -> bool {
+        self.warmup
+    }
+
+    /// /NMI asserted: VBlank flag set and NMI enabled (`$2000` bit 7). Combinational, so the
+    /// CPU sees an edge when either input rises and loses it when a `$2002` read clears VBlank.
+    #[inline]
+    pub fn nmi_line(&self) -> bool {
+        self.vblank && self.ctrl & ctrl::NMI_ENABLE != 0
+    }
+
+    /// Scanline of the next dot: 0-239 visible, 240 post-render, 241-260 VBlank, 261 pre-render.
+    #[inline]
+    pub fn scanline(&self) -> u16 {
+        self.scanline
+    }
+
+    /// The next dot within the scanline, 0-340.
+    #[inline]
+    pub fn dot(&self) -> u16 {
+        self.dot
+    }
+
+    /// Frames finished: +1 each time the PPU reaches scanline 240, dot 0.
+    #[inline]
+    pub fn frames_completed(&self) -> u64 {
+        self.frames_completed
+    }
+
+    /// Whether the current frame is an odd one (the one whose pre-render line may be a dot short).
+    #[inline]
+    pub fn odd_frame(&self) -> bool {
+        self.odd_frame
+    }
+
+    /// 256x240 pixels in raster order; each is a 6-bit palette value (after greyscale) with
+    /// the three emphasis bits of `$2001` in bits 6-8.
+    #[inline]
+    pub fn frame_buffer(&self) -> &[u16] {
+        &self.frame
+    }
+
+    /// Palette RAM entry `index & 0x1F`, with the `$3F10/$14/$18/$1C` mirrors applied.
+    pub fn peek_palette(&self, index: u8) -> u8 {
+        self.palette_ram[palette_ram_index(u16::from(index))]
+    }
+
+    /// Primary OAM (sprite attribute memory).
+    pub fn oam(&self) -> &[u8; 256] {
+        &self.oam
+    }
+
+    /// Secondary OAM: the up-to-8 sprites found for the next scanline.
+    pub fn secondary_oam(&self) -> &[u8; 32] {
+        &self.secondary_oam
+    }
+
+    /// The current VRAM address (loopy v).
+    pub fn vram_addr(&self) -> u16 {
+        self.scroll.v
+    }
+
+    /// The temporary VRAM address (loopy t).
+    pub fn temp_vram_addr(&self) -> u16 {
+        self.scroll.t
+    }
+
+    /// Fine X scroll (0-7).
+    pub fn fine_x(&self) -> u8 {
+        self.scroll.fine_x
+    }
+
+    /// Whether background or sprite rendering is enabled in `$2001`.
+    #[inline]
+    pub fn rendering_enabled(&self) -> bool {
+        self.rendering_enabled
+    }
+
+    /// True while the PPU is actively fetching: rendering enabled on a visible or the
+    /// pre-render line. `$2004`/`$2007` behave differently then.
+    #[inline]
+    pub(crate) fn rendering_active(&self) -> bool {
+        self.rendering_enabled
+            && (self.scanline < POST_RENDER_SCANLINE || self.scanline == PRE_RENDER_SCANLINE)
+    }
+}
+
+/// Index into the 32-byte palette RAM for a PPU address in `$3F00-$3FFF`: 32-byte mirroring,
+/// and `$3F10/$14/$18/$1C` are the same cells as `$3F00/$04/$08/$0C`.
+#[inline]
+pub(crate) fn palette_ram_index(addr: u16) -> usize {
+    let index = usize::from(addr & 0x1F);
+    if index & 0x13 == 0x10 {
+        index & 0x0F
+    } else {
+        index
+    }
+}

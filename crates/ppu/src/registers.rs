@@ -1,0 +1,499 @@
+//! CPU-visible registers `$2000-$2007` and the PPU's own open bus (the "I/O latch").
+
+use crate::{ctrl, mask, palette_ram_index, Ppu, PpuBus, VBLANK_SCANLINE};
+
+/// Frames after its last refresh with a 1 that a latch bit decays to 0. Hardware takes about
+/// 600 ms (varies with the console and temperature); 36 NTSC frames is 600 ms.
+pub(crate) const IO_LATCH_DECAY_FRAMES: u64 = 36;
+
+/// The PPU data-bus latch that write-only registers and undriven status bits read back.
+///
+/// Each bit is a capacitor: driving it with 1 charges it (and restarts its decay timer),
+/// driving 0 empties it, and a charged bit not refreshed for ~600 ms reads 0. Decay is applied
+/// lazily from per-bit timestamps, so nothing runs per dot.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IoLatch {
+    value: u8,
+    /// `frames_completed` when each bit was last driven with a 1.
+    refreshed_at: [u64; 8],
+}
+
+impl IoLatch {
+    /// The latch value as seen at frame `now`, with stale bits decayed.
+    pub fn read(&self, now: u64) -> u8 {
+        let mut value = self.value;
+        for (bit, refreshed) in self.refreshed_at.iter().enumerate() {
+            if now.saturating_sub(*refreshed) >= IO_LATCH_DECAY_FRAMES {
+                value &= !(1 << bit);
+            }
+        }
+        value
+    }
+
+    /// Drives the bits selected by `bits` with the matching bits of `value`.
+    pub fn refresh(&mut self, now: u64, value: u8, bits: u8) {
+        self.value = (self.read(now) & !bits) | (value & bits);
+        let charged = value & bits;
+        for (bit, refreshed) in self.refreshed_at.iter_mut().enumerate() {
+            if charged & (1 << bit) != 0 {
+                *refreshed = now;
+            }
+        }
+    }
+}
+
+impl Ppu {
+    /// A CPU read of `$2000-$3FFF`; `addr & 7` selects the register.
+    pub fn read_register<B: PpuBus>(&mut self, addr: u16, bus: &mut B) -> u8 {
+        self.catch_up();
+        let now = self.frames_completed;
+        match addr & 7 {
+            2 => {
+                let value = self.status_value();
+                // Reading on the dot VBlank is set: the read sees it clear and the set never
+                // happens this frame, so neither does the NMI.
+                if self.scanline == VBLANK_SCANLINE && self.dot == 1 {
+                    self.vblank_suppressed = true;
+                }
+                self.vblank = false;
+                self.scroll.w = false;
+                self.io_latch.refresh(now, value, 0xE0);
+                value
+            }
+            4 => {
+                let value = self.oam_data_value();
+                self.io_latch.refresh(now, value, 0xFF);
+                value
+            }
+            7 => self.read_data(bus),
+            _ => self.io_latch.read(now),
+        }
+    }
+
+    /// What a read of the register would return, without any side effect.
+    pub fn peek_register(&self, addr: u16) -> u8 {
+        match addr & 7 {
+            2 => self.status_value(),
+            4 => self.oam_data_value(),
+            7 => {
+                let vram_addr = self.scroll.v & 0x3FFF;
+                if vram_addr >= 0x3F00 {
+                    (self.io_latch.read(self.frames_completed) & 0xC0)
+                        | self.palette_read_value(vram_addr)
+                } else {
+                    self.read_buffer
+                }
+            }
+            _ => self.io_latch.read(self.frames_completed),
+        }
+    }
+
+    /// A CPU write of `$2000-$3FFF`; `addr & 7` selects the register.
+    pub fn write_register<B: PpuBus>(&mut self, addr: u16, value: u8, bus: &mut B) {
+        self.catch_up();
+        self.io_latch.refresh(self.frames_completed, value, 0xFF);
+        match addr & 7 {
+            0 => {
+                if !self.warmup {
+                    // nmi_line() is combinational, so enabling NMI while VBlank is set raises
+                    // /NMI at once (an edge for the CPU) and disabling drops it.
+                    self.ctrl = value;
+                    self.scroll.write_ctrl(value);
+                }
+            }
+            1 => {
+                if !self.warmup {
+                    let was_rendering = self.rendering_enabled;
+                    self.set_mask(value);
+                    if was_rendering != self.rendering_enabled {
+                        // Evaluation and pixel output (caught up above) resume or stop from
+                        // the next dot.
+                        self.evaluation_cursor = self.dot.max(1);
+                        self.resume_pixels();
+                    }
+                }
+            }
+            2 => {}
+            3 => self.oam_addr = value,
+            4 => self.write_oam_data(value),
+            5 => {
+                if !self.warmup {
+                    self.scroll.write_scroll(value);
+                }
+            }
+            6 => {
+                if !self.warmup {
+                    if let Some(v) = self.scroll.write_addr(value) {
+                        bus.address_changed(v & 0x3FFF);
+                    }
+                }
+            }
+            _ => self.write_data(value, bus),
+        }
+    }
+
+    /// Stores PPUMASK and its decoded forms.
+    pub(crate) fn set_mask(&mut self, value: u8) {
+        self.mask = value;
+        self.rendering_enabled = value & mask::RENDERING != 0;
+        let first_visible_x = |enable: u8, left: u8| match (value & enable != 0, value & left != 0)
+        {
+            (false, _) => 256,
+            (true, false) => 8,
+            (true, true) => 0,
+        };
+        self.background_min_x = first_visible_x(mask::BACKGROUND, mask::BACKGROUND_LEFT);
+        self.sprite_min_x = first_visible_x(mask::SPRITES, mask::SPRITES_LEFT);
+        self.colour_mask = if value & mask::GREYSCALE != 0 {
+            0x30
+        } else {
+            0x3F
+        };
+        self.emphasis_bits = u16::from(value >> 5) << 6;
+        self.refresh_colour_cache();
+    }
+
+    /// `$2002`: VBlank, sprite 0 hit, overflow; the low five bits are the I/O latch.
+    fn status_value(&self) -> u8 {
+        (u8::from(self.vblank) << 7)
+            | (u8::from(self.sprite_zero_hit) << 6)
+            | (u8::from(self.sprite_overflow) << 5)
+            | (self.io_latch.read(self.frames_completed) & 0x1F)
+    }
+
+    /// `$2004` read value: while rendering, whatever the sprite circuitry has on the OAM bus
+    /// (secondary-OAM clear value $FF, evaluation reads, sprite fetch bytes); otherwise
+    /// `OAM[OAMADDR]`.
+    fn oam_data_value(&self) -> u8 {
+        if self.rendering_active() {
+            self.oam_bus
+        } else {
+            self.oam[usize::from(self.oam_addr)]
+        }
+    }
+
+    /// `$2004` write. While rendering the byte is not stored and OAMADDR gets the glitchy
+    /// increment: +4 on its high six bits, low two bits cleared (measured by AccuracyCoin's
+    /// "Address $2004 behavior" test on hardware).
+    fn write_oam_data(&mut self, value: u8) {
+        if self.rendering_active() {
+            self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
+            return;
+        }
+        // Attribute bytes (n*4+2) have no storage for bits 2-4: they read back as 0.
+        let stored = if self.oam_addr & 3 == 2 {
+            value & 0xE3
+        } else {
+            value
+        };
+        self.oam[usize::from(self.oam_addr)] = stored;
+        self.oam_addr = self.oam_addr.wrapping_add(1);
+    }
+
+    /// Palette RAM as `$2007` reads it: 6 bits, greyscale applied.
+    fn palette_read_value(&self, vram_addr: u16) -> u8 {
+        let value = self.palette_ram[palette_ram_index(vram_addr)];
+        if self.mask & mask::GREYSCALE != 0 {
+            value & 0x30
+        } else {
+            value
+        }
+    }
+
+    /// `$2007` read: buffered for `$0000-$3EFF`; palette reads return at once (bits 6-7 from
+    /// the latch) and refill the buffer from the nametable "underneath" (`addr - $1000`).
+    fn read_data<B: PpuBus>(&mut self, bus: &mut B) -> u8 {
+        let now = self.frames_completed;
+        let vram_addr = self.scroll.v & 0x3FFF;
+        let value = if vram_addr >= 0x3F00 {
+            let value = (self.io_latch.read(now) & 0xC0) | self.palette_read_value(vram_addr);
+            self.read_buffer = bus.read(vram_addr & 0x2FFF);
+            self.io_latch.refresh(now, value, 0x3F);
+            value
+        } else {
+            let value = self.read_buffer;
+            self.read_buffer = bus.read(vram_addr);
+            self.io_latch.refresh(now, value, 0xFF);
+            value
+        };
+        self.step_after_data_access(bus);
+        value
+    }
+
+    /// `$2007` write: palette RAM keeps 6 bits; everything else goes to the bus.
+    fn write_data<B: PpuBus>(&mut self, value: u8, bus: &mut B) {
+        let vram_addr = self.scroll.v & 0x3FFF;
+        if vram_addr >= 0x3F00 {
+            self.palette_ram[palette_ram_index(vram_addr)] = value & 0x3F;
+            self.refresh_colour_cache();
+        } else {
+            bus.write(vram_addr, value);
+        }
+        self.step_after_data_access(bus);
+    }
+
+    /// After a `$2007` access v moves on by 1 or 32; during rendering the increment logic is
+    /// shared with the fetch pipeline and instead does a coarse X and a Y increment at once.
+    fn step_after_data_access<B: PpuBus>(&mut self, bus: &mut B) {
+        if self.rendering_active() {
+            self.scroll.increment_coarse_x();
+            self.scroll.increment_y();
+        } else {
+            let step = if self.ctrl & ctrl::INCREMENT_32 != 0 {
+                32
+            } else {
+                1
+            };
+            self.scroll.increment_linear(step);
+            bus.address_changed(self.scroll.v & 0x3FFF);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IO_LATCH_DECAY_FRAMES;
+    use crate::test_support::{run_to, FlatBus};
+    use crate::Ppu;
+
+    fn ready() -> (Ppu, FlatBus) {
+        let mut ppu = Ppu::new();
+        ppu.set_warmup(false);
+        (ppu, FlatBus::new())
+    }
+
+    fn set_addr(ppu: &mut Ppu, bus: &mut FlatBus, addr: u16) {
+        ppu.write_register(0x2006, (addr >> 8) as u8, bus);
+        ppu.write_register(0x2006, addr as u8, bus);
+    }
+
+    #[test]
+    fn data_reads_are_buffered_below_the_palette() {
+        let (mut ppu, mut bus) = ready();
+        bus.memory[0x2345] = 0xAB;
+        bus.memory[0x2346] = 0xCD;
+        set_addr(&mut ppu, &mut bus, 0x2345);
+        assert_eq!(
+            ppu.read_register(0x2007, &mut bus),
+            0x00,
+            "first read returns the stale buffer"
+        );
+        assert_eq!(ppu.read_register(0x2007, &mut bus), 0xAB);
+        assert_eq!(ppu.read_register(0x2007, &mut bus), 0xCD);
+        assert_eq!(ppu.vram_addr(), 0x2348);
+    }
+
+    #[test]
+    fn increment_32_and_writes() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x04, &mut bus);
+        set_addr(&mut ppu, &mut bus, 0x2000);
+        ppu.write_register(0x2007, 0x11, &mut bus);
+        ppu.write_register(0x2007, 0x22, &mut bus);
+        assert_eq!(bus.memory[0x2000], 0x11);
+        assert_eq!(bus.memory[0x2020], 0x22);
+        assert_eq!(ppu.vram_addr(), 0x2040);
+        assert_eq!(bus.address_changes, vec![0x2000, 0x2020, 0x2040]);
+    }
+
+    #[test]
+    fn palette_reads_are_direct_and_fill_the_buffer_from_underneath() {
+        let (mut ppu, mut bus) = ready();
+        bus.memory[0x2F05] = 0x77;
+        set_addr(&mut ppu, &mut bus, 0x3F05);
+        ppu.write_register(0x2007, 0xE9, &mut bus);
+        assert_eq!(ppu.peek_palette(5), 0x29, "palette RAM keeps 6 bits");
+        set_addr(&mut ppu, &mut bus, 0x3F05);
+        // The latch holds $3F05's low byte from the $2006 write: bits 6-7 come from it (0).
+        assert_eq!(ppu.read_register(0x2007, &mut bus), 0x29);
+        set_addr(&mut ppu, &mut bus, 0x2000);
+        assert_eq!(
+            ppu.read_register(0x2007, &mut bus),
+            0x77,
+            "buffer came from $2F05"
+        );
+    }
+
+    #[test]
+    fn palette_mirrors() {
+        let (mut ppu, mut bus) = ready();
+        for (mirror, base) in [(0x3F10u16, 0u8), (0x3F14, 4), (0x3F18, 8), (0x3F1C, 12)] {
+            set_addr(&mut ppu, &mut bus, mirror);
+            ppu.write_register(0x2007, 0x20 + base, &mut bus);
+            assert_eq!(ppu.peek_palette(base), 0x20 + base);
+            assert_eq!(ppu.peek_palette(base | 0x10), 0x20 + base);
+        }
+        // $3F11 is its own cell; $3F21+ mirrors $3F01.
+        set_addr(&mut ppu, &mut bus, 0x3F11);
+        ppu.write_register(0x2007, 0x05, &mut bus);
+        set_addr(&mut ppu, &mut bus, 0x3F01);
+        ppu.write_register(0x2007, 0x06, &mut bus);
+        assert_eq!(ppu.peek_palette(0x11), 0x05);
+        set_addr(&mut ppu, &mut bus, 0x3FE1);
+        assert_eq!(ppu.read_register(0x2007, &mut bus) & 0x3F, 0x06);
+    }
+
+    #[test]
+    fn palette_reads_honour_greyscale_and_keep_latch_high_bits() {
+        let (mut ppu, mut bus) = ready();
+        set_addr(&mut ppu, &mut bus, 0x3F02);
+        ppu.write_register(0x2007, 0x2A, &mut bus);
+        set_addr(&mut ppu, &mut bus, 0x3F02);
+        ppu.write_register(0x2001, 0xC1, &mut bus); // greyscale; latch = $C1
+        assert_eq!(ppu.read_register(0x2007, &mut bus), 0xC0 | 0x20);
+    }
+
+    #[test]
+    fn status_read_clears_vblank_and_toggle_and_keeps_latch_low_bits() {
+        let (mut ppu, mut bus) = ready();
+        run_to(&mut ppu, &mut bus, 241, 2);
+        ppu.write_register(0x2005, 0x1F, &mut bus); // w = 1, latch = $1F
+        assert_eq!(ppu.peek_register(0x2002), 0x9F);
+        assert_eq!(ppu.read_register(0x2002, &mut bus), 0x9F);
+        assert_eq!(
+            ppu.read_register(0x200A, &mut bus),
+            0x1F,
+            "mirrored every 8 bytes; VBL now clear"
+        );
+        // The toggle was reset: this is a first write again.
+        ppu.write_register(0x2005, 0x08, &mut bus);
+        assert_eq!(ppu.temp_vram_addr() & 0x1F, 1);
+    }
+
+    #[test]
+    fn io_latch_reads_back_on_write_only_registers_and_decays() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x00, &mut bus);
+        ppu.write_register(0x2003, 0xA5, &mut bus);
+        for reg in [0x2000, 0x2001, 0x2003, 0x2005, 0x2006] {
+            assert_eq!(ppu.read_register(reg, &mut bus), 0xA5);
+        }
+        let start = ppu.frames_completed();
+        while ppu.frames_completed() < start + IO_LATCH_DECAY_FRAMES - 2 {
+            ppu.tick(&mut bus);
+        }
+        assert_eq!(
+            ppu.read_register(0x2000, &mut bus),
+            0xA5,
+            "no decay before ~600 ms"
+        );
+        while ppu.frames_completed() < start + IO_LATCH_DECAY_FRAMES + 1 {
+            ppu.tick(&mut bus);
+        }
+        assert_eq!(
+            ppu.read_register(0x2000, &mut bus),
+            0x00,
+            "decayed after ~600 ms"
+        );
+    }
+
+    #[test]
+    fn io_latch_bits_decay_independently() {
+        let mut latch = super::IoLatch::default();
+        latch.refresh(0, 0xF0, 0xFF);
+        latch.refresh(30, 0x30, 0x3F); // refreshes bits 4-5 with 1, bits 0-3 with 0
+        assert_eq!(latch.read(35), 0xF0);
+        assert_eq!(
+            latch.read(40),
+            0x30,
+            "bits 6-7 decayed, 4-5 were refreshed at frame 30"
+        );
+        assert_eq!(latch.read(30 + IO_LATCH_DECAY_FRAMES), 0x00);
+    }
+
+    #[test]
+    fn status_read_refreshes_only_bits_5_to_7() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x1F, &mut bus);
+        let start = ppu.frames_completed();
+        while ppu.frames_completed() < start + 20 {
+            ppu.tick(&mut bus);
+        }
+        // A $2002 read drives bits 5-7 with 0s; the low bits stay and keep their age.
+        let _ = ppu.read_register(0x2002, &mut bus);
+        assert_eq!(ppu.read_register(0x2000, &mut bus), 0x1F);
+        while ppu.frames_completed() < start + IO_LATCH_DECAY_FRAMES {
+            ppu.tick(&mut bus);
+        }
+        assert_eq!(ppu.read_register(0x2000, &mut bus), 0x00);
+    }
+
+    #[test]
+    fn oam_data_access_outside_rendering() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2003, 0x10, &mut bus);
+        for value in [0x11, 0x22, 0xFF, 0x44] {
+            ppu.write_register(0x2004, value, &mut bus);
+        }
+        assert_eq!(
+            &ppu.oam()[0x10..0x14],
+            &[0x11, 0x22, 0xE3, 0x44],
+            "byte 2 bits 2-4 are missing"
+        );
+        ppu.write_register(0x2003, 0x12, &mut bus);
+        assert_eq!(ppu.read_register(0x2004, &mut bus), 0xE3);
+        assert_eq!(
+            ppu.read_register(0x2004, &mut bus),
+            0xE3,
+            "reads do not increment OAMADDR"
+        );
+    }
+
+    #[test]
+    fn oam_data_during_rendering() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        run_to(&mut ppu, &mut bus, 10, 30);
+        assert_eq!(
+            ppu.read_register(0x2004, &mut bus),
+            0xFF,
+            "secondary OAM clear phase"
+        );
+        run_to(&mut ppu, &mut bus, 10, 300);
+        ppu.write_register(0x2003, 0x05, &mut bus);
+        ppu.write_register(0x2004, 0x99, &mut bus);
+        assert_eq!(ppu.oam()[5], 0, "no write while rendering");
+        assert_eq!(ppu.oam_addr, 0x08, "glitchy +4 increment, low bits cleared");
+    }
+
+    #[test]
+    fn data_access_during_rendering_increments_coarse_x_and_y() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        run_to(&mut ppu, &mut bus, 5, 100);
+        let before = ppu.vram_addr();
+        let _ = ppu.read_register(0x2007, &mut bus);
+        let mut expected = crate::scroll::ScrollRegisters {
+            v: before,
+            ..Default::default()
+        };
+        expected.increment_coarse_x();
+        expected.increment_y();
+        assert_eq!(ppu.vram_addr(), expected.v);
+    }
+
+    #[test]
+    fn warmup_ignores_some_writes_until_pre_render() {
+        let mut ppu = Ppu::new();
+        let mut bus = FlatBus::new();
+        assert!(ppu.warmup_active());
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        ppu.write_register(0x2005, 0x08, &mut bus);
+        ppu.write_register(0x2006, 0x21, &mut bus);
+        ppu.write_register(0x2003, 0x07, &mut bus);
+        assert_eq!(ppu.ctrl, 0);
+        assert_eq!(ppu.mask, 0);
+        assert_eq!(ppu.temp_vram_addr(), 0);
+        assert_eq!(ppu.oam_addr, 7, "$2003 is not blocked");
+        assert_eq!(
+            ppu.read_register(0x2000, &mut bus),
+            0x07,
+            "the latch still sees writes"
+        );
+        run_to(&mut ppu, &mut bus, 261, 2);
+        assert!(!ppu.warmup_active());
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        assert_eq!(ppu.ctrl, 0x80);
+    }
+}

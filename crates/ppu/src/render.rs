@@ -1,0 +1,1014 @@
+//! The per-dot pipeline: frame timing, VBlank, and what each dot of a rendering line does
+//! (NESdev wiki "PPU rendering" timing diagram, "PPU frame timing").
+
+use crate::sprites::{SPRITE_BEHIND_BACKGROUND, SPRITE_PALETTE_INDEX, SPRITE_ZERO};
+use crate::{
+    palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
+    SCANLINES_PER_FRAME, VBLANK_SCANLINE,
+};
+
+/// The pre-render dot at whose start `$2001` is sampled for the odd-frame skip. `$2001` changes
+/// reach the rendering logic a few dots late (NESdev wiki "PPU registers"), so the decision
+/// taken around dot 339-340 sees the value written before this dot; blargg's
+/// 10-even_odd_timing pins it to the dot.
+const ODD_FRAME_SKIP_SAMPLE_DOT: u16 = 338;
+
+/// What a rendering line (visible or pre-render, rendering enabled) does on each dot, from the
+/// NESdev wiki "PPU rendering" timing diagram. One table lookup and one jump per dot replace
+/// the range tests; the pre-render line uses the same table without the pixel output.
+mod action {
+    /// Dots 0, 338, 340: idle, the OAM bus shows secondary OAM byte 0.
+    pub const IDLE: u8 = 0;
+    /// Dot 1: first pixel and nametable fetch; the shifters do not shift on this dot.
+    pub const FIRST_PIXEL: u8 = 1;
+    /// Dots 9, 17, ..., 249: shift, reload the low tile, pixel, nametable fetch.
+    pub const PIXEL_RELOAD_NAMETABLE: u8 = 2;
+    /// Even dots 2-6 (mod 8) of the visible range: shift and pixel only.
+    pub const PIXEL: u8 = 3;
+    pub const PIXEL_ATTRIBUTE: u8 = 4;
+    pub const PIXEL_PATTERN_LOW: u8 = 5;
+    pub const PIXEL_PATTERN_HIGH: u8 = 6;
+    pub const PIXEL_INCREMENT_X: u8 = 7;
+    /// Dot 256: last pixel, coarse X and Y increments, end of sprite evaluation.
+    pub const LAST_PIXEL: u8 = 8;
+    /// Dot 257: hori(v) = hori(t), first sprite slot's garbage nametable fetch.
+    pub const SPRITE_START: u8 = 9;
+    /// Sprite fetch dots (offset within the 8-dot slot in brackets).
+    pub const SPRITE_NAMETABLE: u8 = 10; // [0], [2]
+    pub const SPRITE_OAM: u8 = 11; // [1], [3]
+    pub const SPRITE_PATTERN_LOW: u8 = 12; // [4]
+    pub const SPRITE_PATTERN_HIGH: u8 = 13; // [6]
+    pub const SPRITE_IDLE: u8 = 14; // [5], [7]
+    /// Dot 321: first prefetch nametable read (no shift).
+    pub const PREFETCH_FIRST: u8 = 15;
+    /// Dot 329: shift, reload, nametable.
+    pub const PREFETCH_RELOAD_NAMETABLE: u8 = 16;
+    pub const PREFETCH_SHIFT: u8 = 17;
+    pub const PREFETCH_ATTRIBUTE: u8 = 18;
+    pub const PREFETCH_PATTERN_LOW: u8 = 19;
+    pub const PREFETCH_PATTERN_HIGH: u8 = 20;
+    pub const PREFETCH_INCREMENT_X: u8 = 21;
+    /// Dot 337: shift, reload, first unused nametable fetch.
+    pub const END_RELOAD_NAMETABLE: u8 = 22;
+    /// Dot 339: second unused nametable fetch.
+    pub const END_NAMETABLE: u8 = 23;
+
+    pub const TABLE: [u8; 341] = {
+        let mut table = [IDLE; 341];
+        let mut dot = 1;
+        while dot <= 340 {
+            let phase = dot & 7;
+            table[dot] = if dot == 1 {
+                FIRST_PIXEL
+            } else if dot < 256 {
+                match phase {
+                    1 => PIXEL_RELOAD_NAMETABLE,
+                    3 => PIXEL_ATTRIBUTE,
+                    5 => PIXEL_PATTERN_LOW,
+                    7 => PIXEL_PATTERN_HIGH,
+                    0 => PIXEL_INCREMENT_X,
+                    _ => PIXEL,
+                }
+            } else if dot == 256 {
+                LAST_PIXEL
+            } else if dot == 257 {
+                SPRITE_START
+            } else if dot <= 320 {
+                match (dot - 257) & 7 {
+                    0 | 2 => SPRITE_NAMETABLE,
+                    1 | 3 => SPRITE_OAM,
+                    4 => SPRITE_PATTERN_LOW,
+                    6 => SPRITE_PATTERN_HIGH,
+                    _ => SPRITE_IDLE,
+                }
+            } else if dot == 321 {
+                PREFETCH_FIRST
+            } else if dot == 329 {
+                PREFETCH_RELOAD_NAMETABLE
+            } else if dot <= 336 {
+                match phase {
+                    1 => PREFETCH_RELOAD_NAMETABLE,
+                    3 => PREFETCH_ATTRIBUTE,
+                    5 => PREFETCH_PATTERN_LOW,
+                    7 => PREFETCH_PATTERN_HIGH,
+                    0 => PREFETCH_INCREMENT_X,
+                    _ => PREFETCH_SHIFT,
+                }
+            } else if dot == 337 {
+                END_RELOAD_NAMETABLE
+            } else if dot == 339 {
+                END_NAMETABLE
+            } else {
+                IDLE
+            };
+            dot += 1;
+        }
+        table
+    };
+}
+
+impl Ppu {
+    /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one.
+    #[inline]
+    pub fn tick<B: PpuBus>(&mut self, bus: &mut B) {
+        let line = self.scanline;
+        if line < POST_RENDER_SCANLINE {
+            if self.rendering_enabled {
+                self.rendering_dot::<B, true>(bus);
+            } else {
+                self.idle_visible_dot();
+            }
+        } else if line == PRE_RENDER_SCANLINE {
+            self.pre_render_dot(bus);
+        } else if line == VBLANK_SCANLINE && self.dot == 1 {
+            // A $2002 read on this very dot (before it) cancels the set for this frame.
+            self.vblank = !self.vblank_suppressed;
+            self.vblank_suppressed = false;
+        }
+        self.advance();
+    }
+
+    /// A pre-render line dot: the status flags clear at dot 1, the odd-frame skip is decided
+    /// at dot 338, and with rendering on it fetches like a visible line.
+    #[inline(always)]
+    fn pre_render_dot<B: PpuBus>(&mut self, bus: &mut B) {
+        if self.dot == 1 {
+            // End of VBlank: all three status flags clear, and the PPU starts accepting
+            // $2000/$2001/$2005/$2006 writes after its power-on/reset warm-up.
+            self.vblank = false;
+            self.sprite_zero_hit = false;
+            self.sprite_overflow = false;
+            self.warmup = false;
+        } else if self.dot == ODD_FRAME_SKIP_SAMPLE_DOT {
+            self.skip_idle_dot = self.odd_frame && self.rendering_enabled;
+        }
+        if self.rendering_enabled {
+            self.rendering_dot::<B, false>(bus);
+        } else if self.dot == 257 {
+            self.sprite_line.clear();
+        }
+    }
+
+    /// Moves the (scanline, dot) counters on by one, with the odd-frame skip.
+    #[inline(always)]
+    fn advance(&mut self) {
+        if self.dot < 340 {
+            self.dot += 1;
+            return;
+        }
+        self.next_scanline();
+    }
+
+    fn next_scanline(&mut self) {
+        self.dot = 0;
+        self.evaluation_cursor = 1;
+        if self.scanline == PRE_RENDER_SCANLINE && self.skip_idle_dot {
+            // Odd frames with rendering enabled are one dot short: the idle dot (0, 0) is
+            // skipped (see ODD_FRAME_SKIP_SAMPLE_DOT for when rendering is sampled).
+            self.skip_idle_dot = false;
+            self.dot = 1;
+        }
+        self.scanline += 1;
+        if self.scanline == POST_RENDER_SCANLINE {
+            self.frames_completed += 1;
+        } else if self.scanline == SCANLINES_PER_FRAME {
+            self.scanline = 0;
+            self.odd_frame = !self.odd_frame;
+        }
+    }
+
+    /// A visible-line dot with rendering disabled: only the backdrop is output.
+    #[inline]
+    fn idle_visible_dot(&mut self) {
+        let dot = self.dot;
+        if dot.wrapping_sub(1) < 256 {
+            // With rendering off the PPU shows the backdrop, or the palette entry v points at
+            // when v is inside $3F00-$3FFF (the "background palette hack").
+            let v = self.scroll.v & 0x3FFF;
+            let index = if v >= 0x3F00 { palette_ram_index(v) } else { 0 };
+            self.write_pixel(usize::from(dot - 1), self.palette_ram[index]);
+        } else if dot == 257 {
+            self.sprite_line.clear();
+        }
+    }
+
+    /// One dot of a visible (`VISIBLE`) or pre-render line with rendering enabled.
+    #[inline(always)]
+    fn rendering_dot<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) {
+        use action::*;
+        let dot = self.dot;
+        match action::TABLE.get(usize::from(dot)).copied().unwrap_or(IDLE) {
+            FIRST_PIXEL => {
+                if VISIBLE {
+                    self.pixel_x = 0;
+                    self.snapshot_tile(0);
+                }
+                self.fetch_nametable(bus);
+            }
+            PIXEL_RELOAD_NAMETABLE => {
+                self.background.shift();
+                self.background.reload();
+                if VISIBLE {
+                    self.output_pixels_until(dot - 1);
+                    self.snapshot_tile(dot - 1);
+                }
+                self.fetch_nametable(bus);
+            }
+            PIXEL => self.background.shift(),
+            PIXEL_ATTRIBUTE => {
+                self.background.shift();
+                self.fetch_attribute(bus);
+            }
+            PIXEL_PATTERN_LOW => {
+                self.background.shift();
+                self.fetch_pattern_low(bus);
+            }
+            PIXEL_PATTERN_HIGH => {
+                self.background.shift();
+                self.fetch_pattern_high(bus);
+            }
+            PIXEL_INCREMENT_X => {
+                self.background.shift();
+                self.scroll.increment_coarse_x();
+            }
+            LAST_PIXEL => {
+                self.background.shift();
+                if VISIBLE {
+                    self.output_pixels_until(256);
+                    self.run_evaluation_until(257);
+                }
+                self.scroll.increment_coarse_x();
+                self.scroll.increment_y();
+            }
+            SPRITE_START => {
+                self.scroll.copy_horizontal();
+                self.sprite_line.clear();
+                // OAMADDR is held at 0 during the sprite fetches.
+                self.oam_addr = 0;
+                self.sprite_fetch_dot(bus, dot);
+            }
+            SPRITE_NAMETABLE | SPRITE_OAM | SPRITE_PATTERN_LOW | SPRITE_PATTERN_HIGH
+            | SPRITE_IDLE => {
+                self.oam_addr = 0;
+                self.sprite_fetch_dot(bus, dot);
+                if !VISIBLE && (280..=304).contains(&dot) {
+                    self.scroll.copy_vertical();
+                }
+            }
+            PREFETCH_FIRST => {
+                self.oam_bus = self.secondary_oam[0];
+                self.fetch_nametable(bus);
+            }
+            PREFETCH_RELOAD_NAMETABLE => {
+                self.background.shift();
+                self.background.reload();
+                self.oam_bus = self.secondary_oam[0];
+                self.fetch_nametable(bus);
+            }
+            PREFETCH_SHIFT => {
+                self.background.shift();
+                self.oam_bus = self.secondary_oam[0];
+            }
+            PREFETCH_ATTRIBUTE => {
+                self.background.shift();
+                self.oam_bus = self.secondary_oam[0];
+                self.fetch_attribute(bus);
+            }
+            PREFETCH_PATTERN_LOW => {
+                self.background.shift();
+                self.oam_bus = self.secondary_oam[0];
+                self.fetch_pattern_low(bus);
+            }
+            PREFETCH_PATTERN_HIGH => {
+                self.background.shift();
+                self.oam_bus = self.secondary_oam[0];
+                self.fetch_pattern_high(bus);
+            }
+            PREFETCH_INCREMENT_X => {
+                self.background.shift();
+                self.oam_bus = self.secondary_oam[0];
+                self.scroll.increment_coarse_x();
+            }
+            END_RELOAD_NAMETABLE => {
+                self.background.shift();
+                self.background.reload();
+                self.oam_bus = self.secondary_oam[0];
+                // Two unused nametable fetches (MMC5 counts them to detect scanlines).
+                bus.read(self.scroll.nametable_addr());
+            }
+            END_NAMETABLE => {
+                self.oam_bus = self.secondary_oam[0];
+                bus.read(self.scroll.nametable_addr());
+            }
+            _ => self.oam_bus = self.secondary_oam[0],
+        }
+    }
+
+    /// Brings lazily-run work (sprite evaluation, pixel output) up to the present, i.e.
+    /// through the last ticked dot, before a register access can observe or change its inputs.
+    #[inline]
+    pub(crate) fn catch_up(&mut self) {
+        if self.rendering_enabled && self.scanline < POST_RENDER_SCANLINE {
+            self.run_evaluation_until(self.dot.min(257));
+            if self.dot >= 2 {
+                self.output_pixels_until((self.dot - 1).min(256));
+            }
+        }
+    }
+
+    /// Records the background shifter as it stands after the dot of pixel `x`.
+    #[inline(always)]
+    fn snapshot_tile(&mut self, x: u16) {
+        self.tile_cells = self.background.cells;
+        self.tile_base_x = x;
+    }
+
+    /// Rendering was switched on or off by a `$2001` write just now (after `catch_up`).
+    /// Switched on mid-line, the stale shifter resumes shifting at the next dot: its state
+    /// then is the current value shifted once, the same relation a snapshot taken one pixel
+    /// earlier has.
+    pub(crate) fn resume_pixels(&mut self) {
+        if self.rendering_enabled && self.dot >= 1 {
+            self.pixel_x = (self.dot - 1).min(256);
+            self.tile_cells = self.background.cells;
+            self.tile_base_x = self.dot.wrapping_sub(2);
+        }
+    }
+
+    /// Writes the pixels from `pixel_x` up to (not including) `end_x` of the current visible
+    /// line from the tile snapshot: background/sprite multiplexing, sprite 0 hit, colour.
+    #[inline]
+    fn output_pixels_until(&mut self, end_x: u16) {
+        let start_x = self.pixel_x;
+        if start_x >= end_x {
+            return;
+        }
+        self.pixel_x = end_x;
+        let fine_x = u32::from(self.scroll.fine_x & 7);
+        let row_start = usize::from(self.scanline) * FRAME_WIDTH;
+        let Some(row) = self.frame.get_mut(row_start..row_start + FRAME_WIDTH) else {
+            return;
+        };
+        for x in start_x..end_x {
+            // At most 7 shifts after the snapshot (a reload takes a new one), and fine X is
+            // at most 7: the cell is always one of the 16 held.
+            let shifts = u32::from(x.wrapping_sub(self.tile_base_x) & 7);
+            let cell_index = fine_x + shifts;
+            let cell = (self.tile_cells >> (60 - 4 * cell_index)) as u8 & 0x0F;
+            let xi = usize::from(x);
+            let background = if xi >= self.background_min_x && cell & 3 != 0 {
+                cell
+            } else {
+                0
+            };
+            let index = if !self.sprite_line.occupied {
+                background
+            } else {
+                let sprite = if xi >= self.sprite_min_x {
+                    self.sprite_line.pixels[xi & 0xFF]
+                } else {
+                    0
+                };
+                if sprite == 0 {
+                    background
+                } else if background == 0 {
+                    sprite
+                } else {
+                    // Both opaque: the only case that can hit sprite 0 (never at x = 255).
+                    if sprite & SPRITE_ZERO != 0 && xi != 255 {
+                        self.sprite_zero_hit = true;
+                    }
+                    if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
+                        background
+                    } else {
+                        sprite
+                    }
+                }
+            };
+            if let Some(pixel) = row.get_mut(xi) {
+                *pixel = self.colour_cache[usize::from(index & SPRITE_PALETTE_INDEX)];
+            }
+        }
+    }
+
+    /// Stores a palette value with greyscale and emphasis applied.
+    #[inline(always)]
+    fn write_pixel(&mut self, x: usize, colour: u8) {
+        let value = u16::from(colour & self.colour_mask) | self.emphasis_bits;
+        if let Some(pixel) = self
+            .frame
+            .get_mut(usize::from(self.scanline) * FRAME_WIDTH + x)
+        {
+            *pixel = value;
+        }
+    }
+
+    /// Recomputes the output colour of every palette index (greyscale and emphasis applied)
+    /// after palette RAM or `$2001` changes. Background indices with colour 0 all show the
+    /// backdrop ($3F00).
+    pub(crate) fn refresh_colour_cache(&mut self) {
+        for (index, entry) in self.colour_cache.iter_mut().enumerate() {
+            let source = if index & 3 == 0 { 0 } else { index };
+            *entry = u16::from(self.palette_ram[source] & self.colour_mask) | self.emphasis_bits;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{run_dots, run_to, FlatBus};
+    use crate::{Ppu, PpuBus};
+
+    fn ready() -> (Ppu, FlatBus) {
+        let mut ppu = Ppu::new();
+        ppu.set_warmup(false);
+        (ppu, FlatBus::new())
+    }
+
+    fn vblank_flag(ppu: &Ppu) -> bool {
+        ppu.peek_register(0x2002) & 0x80 != 0
+    }
+
+    #[test]
+    fn vblank_sets_at_241_dot_1_and_clears_at_261_dot_1() {
+        let (mut ppu, mut bus) = ready();
+        run_to(&mut ppu, &mut bus, 241, 1);
+        assert!(!vblank_flag(&ppu));
+        ppu.tick(&mut bus);
+        assert!(vblank_flag(&ppu));
+        run_to(&mut ppu, &mut bus, 261, 1);
+        assert!(vblank_flag(&ppu));
+        ppu.tick(&mut bus);
+        assert!(!vblank_flag(&ppu));
+    }
+
+    #[test]
+    fn frame_counter_advances_at_line_240() {
+        let (mut ppu, mut bus) = ready();
+        run_to(&mut ppu, &mut bus, 239, 340);
+        assert_eq!(ppu.frames_completed(), 0);
+        ppu.tick(&mut bus);
+        assert_eq!((ppu.scanline(), ppu.dot()), (240, 0));
+        assert_eq!(ppu.frames_completed(), 1);
+    }
+
+    #[test]
+    fn status_read_on_the_set_dot_suppresses_flag_and_nmi() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        run_to(&mut ppu, &mut bus, 241, 1);
+        assert_eq!(ppu.read_register(0x2002, &mut bus) & 0x80, 0);
+        for _ in 0..20 * 341 {
+            ppu.tick(&mut bus);
+            assert!(!vblank_flag(&ppu));
+            assert!(!ppu.nmi_line());
+        }
+    }
+
+    #[test]
+    fn status_reads_next_to_the_set_dot() {
+        // One dot early: reads clear, flag still sets afterwards (and NMI follows).
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        run_to(&mut ppu, &mut bus, 241, 0);
+        assert_eq!(ppu.read_register(0x2002, &mut bus) & 0x80, 0);
+        run_dots(&mut ppu, &mut bus, 2);
+        assert!(ppu.nmi_line());
+
+        // One dot late: reads set, and clearing it drops /NMI again, so a CPU that has not
+        // sampled the line in between sees no NMI.
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        run_to(&mut ppu, &mut bus, 241, 2);
+        assert!(ppu.nmi_line());
+        assert_eq!(ppu.read_register(0x2002, &mut bus) & 0x80, 0x80);
+        assert!(!ppu.nmi_line());
+        assert_eq!(
+            ppu.read_register(0x2002, &mut bus) & 0x80,
+            0,
+            "reading clears the flag"
+        );
+    }
+
+    #[test]
+    fn nmi_enable_during_vblank_raises_the_line_at_once() {
+        let (mut ppu, mut bus) = ready();
+        run_to(&mut ppu, &mut bus, 250, 0);
+        assert!(!ppu.nmi_line());
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        assert!(
+            ppu.nmi_line(),
+            "enabling while VBlank is set is an immediate edge"
+        );
+        ppu.write_register(0x2000, 0x00, &mut bus);
+        assert!(!ppu.nmi_line());
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        assert!(ppu.nmi_line(), "enable after disable: a new edge");
+        run_to(&mut ppu, &mut bus, 261, 2);
+        assert!(!ppu.nmi_line(), "VBlank end drops /NMI");
+        ppu.write_register(0x2000, 0x00, &mut bus);
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        assert!(!ppu.nmi_line(), "no NMI when enabled with the flag clear");
+    }
+
+    #[test]
+    fn nmi_disabled_just_before_the_set_dot_never_fires() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        run_to(&mut ppu, &mut bus, 241, 1);
+        ppu.write_register(0x2000, 0x00, &mut bus);
+        ppu.tick(&mut bus);
+        assert!(vblank_flag(&ppu));
+        assert!(!ppu.nmi_line());
+    }
+
+    /// Dots from (100, 0) of one frame to (100, 0) of the next.
+    fn frame_length(ppu: &mut Ppu, bus: &mut FlatBus) -> u32 {
+        run_to(ppu, bus, 100, 0);
+        let mut dots = 0;
+        loop {
+            ppu.tick(bus);
+            dots += 1;
+            if ppu.scanline() == 100 && ppu.dot() == 0 {
+                return dots;
+            }
+        }
+    }
+
+    #[test]
+    fn odd_frames_are_one_dot_short_only_when_rendering() {
+        let (mut ppu, mut bus) = ready();
+        assert_eq!(frame_length(&mut ppu, &mut bus), 341 * 262);
+        assert_eq!(
+            frame_length(&mut ppu, &mut bus),
+            341 * 262,
+            "rendering off: never skipped"
+        );
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        let lengths = [
+            frame_length(&mut ppu, &mut bus),
+            frame_length(&mut ppu, &mut bus),
+            frame_length(&mut ppu, &mut bus),
+        ];
+        assert!(lengths
+            .iter()
+            .all(|&n| n == 341 * 262 || n == 341 * 262 - 1));
+        assert_ne!(lengths[0], lengths[1], "long and short frames alternate");
+        assert_ne!(lengths[1], lengths[2]);
+    }
+
+    /// Where the PPU is after the pre-render line of an odd frame, when `$2001` is written with
+    /// `mask` just before pre-render dot `dot` (rendering was `initial_mask` before).
+    fn position_after_pre_render(initial_mask: u8, mask: u8, dot: u16) -> (u16, u16) {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, initial_mask, &mut bus);
+        while !ppu.odd_frame() {
+            run_dots(&mut ppu, &mut bus, 341);
+        }
+        run_to(&mut ppu, &mut bus, 261, dot);
+        ppu.write_register(0x2001, mask, &mut bus);
+        run_to(&mut ppu, &mut bus, 261, 340);
+        ppu.tick(&mut bus);
+        (ppu.scanline(), ppu.dot())
+    }
+
+    #[test]
+    fn odd_frame_skip_samples_rendering_at_pre_render_dot_338() {
+        assert_eq!(
+            position_after_pre_render(0x00, 0x10, 338),
+            (0, 1),
+            "enabled in time: (0, 0) skipped"
+        );
+        assert_eq!(
+            position_after_pre_render(0x00, 0x10, 339),
+            (0, 0),
+            "enabled too late"
+        );
+        assert_eq!(
+            position_after_pre_render(0x08, 0x00, 338),
+            (0, 0),
+            "disabled in time"
+        );
+        assert_eq!(
+            position_after_pre_render(0x08, 0x00, 339),
+            (0, 1),
+            "disabled too late"
+        );
+    }
+
+    #[test]
+    fn fetches_happen_on_their_dots() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2000, 0x08, &mut bus); // sprites from $1000
+        for _ in 0..256 {
+            ppu.write_register(0x2004, 0xF0, &mut bus); // no sprite in range
+        }
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        run_to(&mut ppu, &mut bus, 5, 0);
+        bus.record_reads = true;
+        let mut per_dot = Vec::new();
+        for _ in 0..341 {
+            bus.reads.clear();
+            ppu.tick(&mut bus);
+            per_dot.push(bus.reads.clone());
+        }
+        let total: usize = per_dot.iter().map(Vec::len).sum();
+        assert_eq!(total, 34 * 4 + 8 * 4 + 2);
+        assert!(per_dot[0].is_empty(), "dot 0 idles");
+        assert!(
+            (0x2000..0x23C0).contains(&per_dot[1][0]),
+            "nametable at dot 1"
+        );
+        assert!(per_dot[2].is_empty());
+        assert!(
+            (0x23C0..0x2400).contains(&per_dot[3][0]),
+            "attribute at dot 3"
+        );
+        assert_eq!(per_dot[5], vec![5], "pattern low: tile 0, fine Y 5");
+        assert_eq!(per_dot[7], vec![5 | 8], "pattern high");
+        assert!(
+            (0x2000..0x3000).contains(&per_dot[257][0]),
+            "garbage nametable"
+        );
+        assert!(
+            (0x2000..0x3000).contains(&per_dot[259][0]),
+            "garbage nametable"
+        );
+        // Empty sprite slots fetch tile $FF from the sprite table.
+        assert_eq!(per_dot[261][0] & 0xFFF0, 0x1FF0);
+        assert_eq!(per_dot[263][0] & 0xFFF8, 0x1FF8);
+        assert!((0x2000..0x3000).contains(&per_dot[321][0]));
+        assert!((0x2000..0x3000).contains(&per_dot[337][0]));
+        assert!((0x2000..0x3000).contains(&per_dot[339][0]));
+        assert!(per_dot[340].is_empty());
+    }
+
+    #[test]
+    fn scroll_copies_happen_at_257_and_280_to_304() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        run_to(&mut ppu, &mut bus, 100, 0);
+        ppu.write_register(0x2000, 0x01, &mut bus);
+        ppu.write_register(0x2005, 0x28, &mut bus); // coarse X 5
+        ppu.write_register(0x2005, 0x4B, &mut bus); // coarse Y 9, fine Y 3
+        run_to(&mut ppu, &mut bus, 100, 257);
+        let before = ppu.vram_addr();
+        ppu.tick(&mut bus);
+        assert_eq!(ppu.vram_addr() & 0x041F, 0x0405, "hori(v) = hori(t)");
+        assert_eq!(
+            ppu.vram_addr() & 0x7BE0,
+            before & 0x7BE0,
+            "vertical bits untouched"
+        );
+        run_to(&mut ppu, &mut bus, 261, 280);
+        assert_ne!(ppu.vram_addr() & 0x7BE0, 0x3000 | (9 << 5));
+        ppu.tick(&mut bus);
+        assert_eq!(
+            ppu.vram_addr() & 0x7BE0,
+            0x3000 | (9 << 5),
+            "vert(v) = vert(t)"
+        );
+        // After the pre-render line's two tile fetches v is at coarse X 5 + 2.
+        run_to(&mut ppu, &mut bus, 0, 0);
+        assert_eq!(ppu.vram_addr(), 0x3000 | 0x0400 | (9 << 5) | 7);
+    }
+
+    #[test]
+    fn oamaddr_is_cleared_during_sprite_fetches() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x10, &mut bus);
+        run_to(&mut ppu, &mut bus, 20, 10);
+        ppu.write_register(0x2003, 0x40, &mut bus);
+        run_to(&mut ppu, &mut bus, 20, 258);
+        assert_eq!(ppu.oam_addr, 0);
+    }
+
+    #[test]
+    fn disabled_rendering_shows_the_backdrop_or_the_palette_entry_v_points_at() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2006, 0x3F, &mut bus);
+        ppu.write_register(0x2006, 0x00, &mut bus);
+        ppu.write_register(0x2007, 0x21, &mut bus);
+        ppu.write_register(0x2007, 0x22, &mut bus);
+        ppu.write_register(0x2007, 0x23, &mut bus);
+        ppu.write_register(0x2006, 0x3F, &mut bus);
+        ppu.write_register(0x2006, 0x02, &mut bus);
+        // v = $3F02 now: the PPU outputs that entry.
+        run_to(&mut ppu, &mut bus, 1, 0);
+        assert!(ppu.frame_buffer()[..256].iter().all(|&p| p == 0x23));
+        ppu.write_register(0x2006, 0x20, &mut bus);
+        ppu.write_register(0x2006, 0x00, &mut bus);
+        run_to(&mut ppu, &mut bus, 2, 0);
+        assert!(ppu.frame_buffer()[256..512].iter().all(|&p| p == 0x21));
+    }
+
+    // ---- Golden scenes ----
+
+    const BACKDROP: u16 = 0x30;
+    /// Background palette p, pixel c is 0x30 + 4p + c; sprite palette p, pixel c 0x10 + 4p + c.
+    fn bg(palette: u16, pixel: u16) -> u16 {
+        0x30 + palette * 4 + pixel
+    }
+    fn spr(palette: u16, pixel: u16) -> u16 {
+        0x10 + palette * 4 + pixel
+    }
+
+    /// Background: nametable 0 filled with tile 1 (solid colour 1), except tile row 8 which is
+    /// tile 0 (transparent) and tile (2, 1) which is tile 2 (solid colour 2) in attribute
+    /// palette 1. Sprite tiles (table $1000): 1 = left half colour 1; 3 = only row 0,
+    /// colour 3; 4/5 = 8x16 pair, top tile colour 1, bottom tile colour 2.
+    fn scene(ctrl: u8, mask: u8, sprites: &[[u8; 4]]) -> (Ppu, FlatBus) {
+        let (mut ppu, mut bus) = ready();
+        let memory = &mut bus.memory;
+        for row in 0..8 {
+            memory[0x0010 + row] = 0xFF; // bg tile 1, low plane
+            memory[0x0028 + row] = 0xFF; // bg tile 2, high plane
+            memory[0x1010 + row] = 0xF0; // sprite tile 1
+            memory[0x1040 + row] = 0xFF; // tile 4 (top of 8x16 pair 4/5): colour 1
+            memory[0x1058 + row] = 0xFF; // tile 5: colour 2
+        }
+        memory[0x1030] = 0xFF; // sprite tile 3 row 0, both planes
+        memory[0x1038] = 0xFF;
+        for cell in 0..960 {
+            memory[0x2000 + cell] = if cell / 32 == 8 { 0 } else { 1 };
+        }
+        memory[0x2000 + 32 + 2] = 2;
+        memory[0x23C0] = 0b0000_0100; // top-right quadrant of the first block: palette 1
+        let write = |ppu: &mut Ppu, bus: &mut FlatBus, addr: u16, value: u8| {
+            ppu.write_register(0x2006, (addr >> 8) as u8, bus);
+            ppu.write_register(0x2006, addr as u8, bus);
+            ppu.write_register(0x2007, value, bus);
+        };
+        for entry in 0..16u16 {
+            write(&mut ppu, &mut bus, 0x3F00 + entry, 0x30 + entry as u8);
+            if entry & 3 != 0 {
+                write(&mut ppu, &mut bus, 0x3F10 + entry, 0x10 + entry as u8);
+            }
+        }
+        let mut oam = [0xF0u8; 256];
+        for (slot, sprite) in sprites.iter().enumerate() {
+            oam[slot * 4..slot * 4 + 4].copy_from_slice(sprite);
+        }
+        ppu.write_register(0x2003, 0, &mut bus);
+        for byte in oam {
+            ppu.write_register(0x2004, byte, &mut bus);
+        }
+        ppu.write_register(0x2006, 0, &mut bus);
+        ppu.write_register(0x2006, 0, &mut bus);
+        ppu.write_register(0x2000, ctrl, &mut bus);
+        ppu.write_register(0x2001, mask, &mut bus);
+        (ppu, bus)
+    }
+
+    /// Renders until a complete frame (started from the pre-render line) is in the buffer.
+    fn render(ppu: &mut Ppu, bus: &mut FlatBus) {
+        run_to(ppu, bus, 261, 0);
+        run_to(ppu, bus, 240, 0);
+    }
+
+    fn pixel(ppu: &Ppu, x: usize, y: usize) -> u16 {
+        ppu.frame_buffer()[y * 256 + x]
+    }
+
+    const SHOW_ALL: u8 = 0x1E;
+
+    #[test]
+    fn background_tiles_and_attributes() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[]);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 0, 0), bg(0, 1));
+        assert_eq!(pixel(&ppu, 15, 8), bg(0, 1));
+        for (x, y) in [(16, 8), (23, 8), (16, 15), (23, 15)] {
+            assert_eq!(pixel(&ppu, x, y), bg(1, 2), "tile (2,1) at {x},{y}");
+        }
+        assert_eq!(
+            pixel(&ppu, 24, 8),
+            bg(1, 1),
+            "same attribute quadrant, tile 1"
+        );
+        assert_eq!(pixel(&ppu, 32, 8), bg(0, 1), "next quadrant");
+        assert_eq!(
+            pixel(&ppu, 100, 64),
+            BACKDROP,
+            "transparent row shows the backdrop"
+        );
+        assert_eq!(pixel(&ppu, 255, 239), bg(0, 1));
+    }
+
+    #[test]
+    fn fine_x_scroll_shifts_the_picture() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[]);
+        ppu.write_register(0x2005, 3, &mut bus);
+        ppu.write_register(0x2005, 0, &mut bus);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 12, 8), bg(0, 1));
+        assert_eq!(
+            pixel(&ppu, 13, 8),
+            bg(1, 2),
+            "tile 2 starts 3 pixels earlier"
+        );
+        assert_eq!(pixel(&ppu, 20, 8), bg(1, 2));
+        assert_eq!(pixel(&ppu, 21, 8), bg(1, 1));
+    }
+
+    #[test]
+    fn sprites_priority_and_ordering() {
+        let sprites = [
+            [0xF0, 1, 0x00, 0],        // sprite 0 hidden
+            [63, 1, 0x21, 10],         // behind bg, palette 1, on the transparent row
+            [63, 1, 0x02, 12],         // in front, palette 2, overlapping sprite 1
+            [49, 1, 0x23, 120],        // behind bg over opaque bg: hidden
+            [49, 1, 0x40 | 0x03, 140], // horizontally flipped: right half
+        ];
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &sprites);
+        render(&mut ppu, &mut bus);
+        // Sprite 1 over transparent background shows although "behind".
+        assert_eq!(pixel(&ppu, 10, 64), spr(1, 1));
+        assert_eq!(pixel(&ppu, 10, 71), spr(1, 1));
+        assert_eq!(pixel(&ppu, 10, 72), bg(0, 1), "8 lines only");
+        assert_eq!(pixel(&ppu, 10, 63), bg(0, 1), "drawn one line below its Y");
+        // Lower OAM index wins where sprites overlap, even with its behind-bg bit.
+        assert_eq!(pixel(&ppu, 12, 64), spr(1, 1));
+        assert_eq!(pixel(&ppu, 13, 64), spr(1, 1));
+        assert_eq!(pixel(&ppu, 14, 64), spr(2, 1));
+        assert_eq!(pixel(&ppu, 15, 64), spr(2, 1));
+        assert_eq!(pixel(&ppu, 16, 64), BACKDROP);
+        // Behind an opaque background.
+        assert_eq!(pixel(&ppu, 120, 50), bg(0, 1));
+        // Flipped: columns 4-7 opaque.
+        assert_eq!(pixel(&ppu, 143, 50), bg(0, 1));
+        assert_eq!(pixel(&ppu, 144, 50), spr(3, 1));
+        assert_eq!(pixel(&ppu, 147, 50), spr(3, 1));
+        assert!(!ppu.sprite_zero_hit, "sprite 0 never overlapped");
+    }
+
+    #[test]
+    fn vertical_flip_and_8x16() {
+        let sprites = [
+            [0xF0, 0, 0, 0],
+            [99, 3, 0x80, 30], // tile 3 (row 0 only) flipped: shows on its last row
+            [150, 5, 0x00, 60], // 8x16 from table $1000 (tile bit 0), tiles 4/5
+            [180, 5, 0x80, 60], // 8x16 flipped: bottom tile on top, rows reversed
+        ];
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &sprites);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 30, 100), bg(0, 1));
+        assert_eq!(pixel(&ppu, 30, 107), spr(0, 3));
+
+        let (mut ppu, mut bus) = scene(0x20, SHOW_ALL, &sprites);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 60, 151), spr(0, 1));
+        assert_eq!(pixel(&ppu, 60, 158), spr(0, 1));
+        assert_eq!(pixel(&ppu, 60, 159), spr(0, 2));
+        assert_eq!(pixel(&ppu, 67, 166), spr(0, 2));
+        assert_eq!(pixel(&ppu, 60, 167), bg(0, 1));
+        assert_eq!(pixel(&ppu, 60, 181), spr(0, 2));
+        assert_eq!(pixel(&ppu, 60, 189), spr(0, 1));
+    }
+
+    #[test]
+    fn sprite_zero_hit_is_set_on_the_first_overlapping_dot() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[[49, 1, 0, 100]]);
+        run_to(&mut ppu, &mut bus, 261, 0);
+        run_to(&mut ppu, &mut bus, 50, 101);
+        assert_eq!(ppu.peek_register(0x2002) & 0x40, 0);
+        ppu.tick(&mut bus);
+        assert_eq!(
+            ppu.peek_register(0x2002) & 0x40,
+            0x40,
+            "pixel 100 is output on dot 101"
+        );
+        assert_eq!(pixel(&ppu, 100, 50), spr(0, 1));
+        run_to(&mut ppu, &mut bus, 261, 1);
+        assert_ne!(ppu.peek_register(0x2002) & 0x40, 0);
+        ppu.tick(&mut bus);
+        assert_eq!(
+            ppu.peek_register(0x2002) & 0x40,
+            0,
+            "cleared at pre-render dot 1"
+        );
+    }
+
+    fn hits(ctrl: u8, mask: u8, sprite: [u8; 4]) -> bool {
+        let (mut ppu, mut bus) = scene(ctrl, mask, &[sprite]);
+        render(&mut ppu, &mut bus);
+        ppu.peek_register(0x2002) & 0x40 != 0
+    }
+
+    #[test]
+    fn sprite_zero_hit_conditions() {
+        assert!(hits(0x08, SHOW_ALL, [20, 1, 0, 0]));
+        assert!(
+            !hits(0x08, SHOW_ALL, [63, 1, 0, 0]),
+            "transparent background"
+        );
+        assert!(
+            hits(0x08, SHOW_ALL, [20, 1, 0x20, 50]),
+            "priority does not matter"
+        );
+        assert!(
+            !hits(0x08, 0x18, [20, 1, 0, 0]),
+            "both left-8 clips on: hidden"
+        );
+        assert!(!hits(0x08, 0x18 | 0x02, [20, 1, 0, 0]), "sprite clipped");
+        assert!(
+            !hits(0x08, 0x18 | 0x04, [20, 1, 0, 0]),
+            "background clipped"
+        );
+        assert!(
+            hits(0x08, 0x18, [20, 1, 0, 5]),
+            "columns 8 and later still hit"
+        );
+        assert!(
+            !hits(0x08, 0x10 | 0x06, [20, 1, 0, 50]),
+            "background disabled"
+        );
+        assert!(!hits(0x08, 0x08 | 0x06, [20, 1, 0, 50]), "sprites disabled");
+        assert!(!hits(0x08, SHOW_ALL, [20, 1, 0, 255]), "never at x = 255");
+        assert!(hits(0x08, SHOW_ALL, [20, 1, 0, 252]));
+    }
+
+    #[test]
+    fn left_column_clipping() {
+        let (mut ppu, mut bus) = scene(0x08, 0x18, &[[0xF0, 0, 0, 0], [63, 1, 0, 2]]);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 0, 0), BACKDROP);
+        assert_eq!(pixel(&ppu, 7, 0), BACKDROP);
+        assert_eq!(pixel(&ppu, 8, 0), bg(0, 1));
+        assert_eq!(pixel(&ppu, 3, 64), BACKDROP, "sprite clipped");
+        let (mut ppu, mut bus) = scene(0x08, 0x1C, &[[0xF0, 0, 0, 0], [63, 1, 0, 2]]);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 0, 0), BACKDROP);
+        assert_eq!(pixel(&ppu, 3, 64), spr(0, 1), "sprite left column shown");
+    }
+
+    #[test]
+    fn emphasis_and_greyscale() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL | 0xA0, &[]);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 16, 8), bg(1, 2) | (0b101 << 6));
+        assert_eq!(pixel(&ppu, 100, 64), BACKDROP | (0b101 << 6));
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL | 0x01, &[]);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 16, 8), bg(1, 2) & 0x30);
+    }
+
+    #[test]
+    fn eight_sprites_per_line_and_overflow_in_a_frame() {
+        let sprites: Vec<[u8; 4]> = (0..9).map(|i| [63, 1, 0, 20 * i as u8 + 20]).collect();
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &sprites);
+        render(&mut ppu, &mut bus);
+        for i in 0..8 {
+            assert_eq!(pixel(&ppu, 20 * i + 20, 64), spr(0, 1));
+        }
+        assert_eq!(
+            pixel(&ppu, 180, 64),
+            BACKDROP,
+            "the ninth sprite is dropped"
+        );
+        assert_ne!(ppu.peek_register(0x2002) & 0x20, 0);
+    }
+
+    #[test]
+    fn bus_trait_default_address_changed_is_a_no_op() {
+        struct Minimal;
+        impl PpuBus for Minimal {
+            fn read(&mut self, _: u16) -> u8 {
+                0
+            }
+            fn write(&mut self, _: u16, _: u8) {}
+            fn peek(&self, _: u16) -> u8 {
+                0
+            }
+        }
+        let mut ppu = Ppu::new();
+        ppu.set_warmup(false);
+        ppu.write_register(0x2006, 0x21, &mut Minimal);
+        ppu.write_register(0x2006, 0x08, &mut Minimal);
+        assert_eq!(ppu.vram_addr(), 0x2108);
+    }
+
+    #[test]
+    fn sprites_from_line_239_do_not_leak_onto_line_0() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[[0xF0, 0, 0, 0], [235, 1, 0, 50]]);
+        render(&mut ppu, &mut bus);
+        assert_eq!(pixel(&ppu, 50, 236), spr(0, 1));
+        assert_eq!(pixel(&ppu, 50, 0), bg(0, 1));
+    }
+
+    #[test]
+    fn pre_render_fetch_draws_stale_secondary_oam_on_line_0() {
+        // Sprite 1 (Y = 0) is evaluated on line 3; rendering then stays off until the
+        // pre-render line, whose fetch reuses that secondary OAM. Line 261 compares as 5, so
+        // row 5 of the sprite appears on line 0.
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[[0xF0, 0, 0, 0], [0, 1, 0, 40]]);
+        run_to(&mut ppu, &mut bus, 261, 0);
+        run_to(&mut ppu, &mut bus, 3, 330);
+        ppu.write_register(0x2001, 0x00, &mut bus);
+        run_to(&mut ppu, &mut bus, 261, 0);
+        ppu.write_register(0x2001, SHOW_ALL, &mut bus);
+        run_to(&mut ppu, &mut bus, 1, 0);
+        assert_eq!(pixel(&ppu, 40, 0), spr(0, 1));
+        assert_eq!(pixel(&ppu, 44, 0), bg(0, 1));
+    }
+}

@@ -1,0 +1,61 @@
+//! Test helpers: a flat 16 KiB PPU bus and clocking utilities.
+
+use crate::{Ppu, PpuBus};
+
+/// `$0000-$3FFF` as one flat array (no mirroring), recording every fetch address.
+pub(crate) struct FlatBus {
+    pub memory: Box<[u8; 0x4000]>,
+    pub reads: Vec<u16>,
+    pub record_reads: bool,
+    pub address_changes: Vec<u16>,
+}
+
+impl FlatBus {
+    pub fn new() -> FlatBus {
+        FlatBus {
+            memory: Box::new([0; 0x4000]),
+            reads: Vec::new(),
+            record_reads: false,
+            address_changes: Vec::new(),
+        }
+    }
+}
+
+impl PpuBus for FlatBus {
+    fn read(&mut self, addr: u16) -> u8 {
+        if self.record_reads {
+            self.reads.push(addr);
+        }
+        self.memory[usize::from(addr & 0x3FFF)]
+    }
+
+    fn write(&mut self, addr: u16, value: u8) {
+        self.memory[usize::from(addr & 0x3FFF)] = value;
+    }
+
+    fn peek(&self, addr: u16) -> u8 {
+        self.memory[usize::from(addr & 0x3FFF)]
+    }
+
+    fn address_changed(&mut self, addr: u16) {
+        self.address_changes.push(addr);
+    }
+}
+
+/// Ticks until the next dot to execute is (`scanline`, `dot`); at most two frames.
+pub(crate) fn run_to(ppu: &mut Ppu, bus: &mut FlatBus, scanline: u16, dot: u16) {
+    for _ in 0..2 * 341 * 262 {
+        if ppu.scanline() == scanline && ppu.dot() == dot {
+            return;
+        }
+        ppu.tick(bus);
+    }
+    panic!("never reached scanline {scanline} dot {dot}");
+}
+
+/// Ticks `dots` times.
+pub(crate) fn run_dots(ppu: &mut Ppu, bus: &mut FlatBus, dots: u32) {
+    for _ in 0..dots {
+        ppu.tick(bus);
+    }
+}

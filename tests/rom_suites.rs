@@ -1,0 +1,144 @@
+//! The public test-ROM suites: one trial per entry of `shared/test-roms/MANIFEST.toml`, named
+//! `group::path` (e.g. `cpu::instr_test-v5/rom_singles/01-basics`), judged by the same runner as
+//! `nes test-roms`.
+//!
+//! ROMs listed in `tests/known_failures.toml` become ignored trials. Run them with
+//! `cargo test --test rom_suites -- --ignored`; any that pass are listed at the end so the list
+//! can be pruned. Set `NES_ROM_SUITES_VERBOSE=1` to print every verdict's detail.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use nes_app::test_roms::{
+    find_manifest, load_known_failures, load_manifest, manifest_root, run_entry, KnownFailures,
+    RomEntry,
+};
+
+fn known_failures_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/known_failures.toml")
+}
+
+/// Set to print every trial's verdict and detail, passes included.
+const VERBOSE_VAR: &str = "NES_ROM_SUITES_VERBOSE";
+
+/// Run one entry; `Err` carries the runner's detail.
+fn judge(entry: &RomEntry, root: &Path) -> Result<(), Failed> {
+    let outcome = run_entry(entry, root);
+    if std::env::var_os(VERBOSE_VAR).is_some() {
+        let verdict = if outcome.passed { "PASS" } else { "FAIL" };
+        eprintln!(
+            "{verdict} {} ({} frames): {}",
+            entry.path, outcome.frames, outcome.detail
+        );
+    }
+    if outcome.passed {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} after {} frames: {}",
+            entry.path, outcome.frames, outcome.detail
+        )
+        .into())
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+
+    let manifest_path = match find_manifest(None) {
+        Ok(path) => path,
+        Err(error) => {
+            // CI must never pass vacuously: there, a missing ROM set is a failure.
+            if std::env::var_os("CI").is_some() {
+                eprintln!("ROM suites cannot run: {error}");
+                let failing = Trial::test("rom_suites::manifest", move || {
+                    Err(format!("CI is set but the test ROMs are missing: {error}").into())
+                });
+                return libtest_mimic::run(&args, vec![failing]).exit_code();
+            }
+            eprintln!("ROM suites skipped: {error}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let manifest = match load_manifest(&manifest_path) {
+        Ok(manifest) => manifest,
+        Err(error) => {
+            eprintln!("ROM suites cannot run: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let known = match load_known_failures(&known_failures_path()) {
+        Ok(known) => known,
+        Err(error) => {
+            eprintln!("cannot use the known-failure list: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    warn_about_stale_entries(&known, &manifest.roms);
+
+    let root = manifest_root(&manifest_path);
+    let now_passing: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+    let trials: Vec<Trial> = manifest
+        .roms
+        .iter()
+        .map(|entry| {
+            let entry = entry.clone();
+            let root = root.clone();
+            match known.find(&entry.path) {
+                None => Trial::test(entry.test_name(), move || judge(&entry, &root)),
+                Some(known_failure) => {
+                    let name = format!(
+                        "{} (known failure, issue #{})",
+                        entry.test_name(),
+                        known_failure.issue
+                    );
+                    let now_passing = Arc::clone(&now_passing);
+                    let label = format!("{} (issue #{})", entry.path, known_failure.issue);
+                    Trial::test(name, move || {
+                        judge(&entry, &root)?;
+                        now_passing
+                            .lock()
+                            .unwrap_or_else(|poison| poison.into_inner())
+                            .push(label);
+                        Ok(())
+                    })
+                    .with_ignored_flag(true)
+                }
+            }
+        })
+        .collect();
+
+    let conclusion = libtest_mimic::run(&args, trials);
+
+    let mut passing = now_passing
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .clone();
+    if !passing.is_empty() {
+        passing.sort();
+        println!(
+            "\n{} known failure(s) now pass; remove them from tests/known_failures.toml:",
+            passing.len()
+        );
+        for label in &passing {
+            println!("    {label}");
+        }
+    }
+    conclusion.exit_code()
+}
+
+/// Known failures that name no manifest entry are probably typos or renamed ROMs.
+fn warn_about_stale_entries(known: &KnownFailures, roms: &[RomEntry]) {
+    for stale in known
+        .roms
+        .iter()
+        .filter(|known| !roms.iter().any(|entry| entry.path == known.path))
+    {
+        eprintln!(
+            "warning: tests/known_failures.toml lists {:?}, which is not in the manifest",
+            stale.path
+        );
+    }
+}

@@ -1,0 +1,47 @@
+//! Helpers shared by the workspace-level test suites and benchmarks: synthetic ROM images built
+//! in code (no commercial ROM is ever needed) and the location of the public test ROMs.
+
+use std::path::PathBuf;
+
+/// Builds an iNES 1.0 image with `prg` (a multiple of 16 KiB) and `chr` (a multiple of 8 KiB,
+/// empty for CHR RAM) on `mapper`, vertical mirroring.
+pub fn ines_image(mapper: u8, prg: &[u8], chr: &[u8]) -> Vec<u8> {
+    let mut image = vec![
+        b'N',
+        b'E',
+        b'S',
+        0x1A,
+        (prg.len() / 0x4000) as u8,
+        (chr.len() / 0x2000) as u8,
+        (mapper << 4) | 0x01,
+        mapper & 0xF0,
+    ];
+    image.resize(16, 0);
+    image.extend_from_slice(prg);
+    image.extend_from_slice(chr);
+    image
+}
+
+/// A 32 KiB NROM program: `code` placed at $8000, with the reset vector pointing at it and
+/// the NMI/IRQ vectors pointing at an RTI.
+pub fn nrom_program(code: &[u8]) -> Vec<u8> {
+    let mut prg = vec![0xEA; 0x8000];
+    prg[..code.len()].copy_from_slice(code);
+    // $FFF0: RTI, the target of NMI and IRQ.
+    prg[0x7FF0] = 0x40;
+    prg[0x7FFA..0x7FFC].copy_from_slice(&0xFFF0u16.to_le_bytes());
+    prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+    prg[0x7FFE..0x8000].copy_from_slice(&0xFFF0u16.to_le_bytes());
+    prg
+}
+
+/// The public test-ROM folder: `$NES_TEST_ROMS`, else `../shared/test-roms` beside the
+/// workspace. `None` when neither exists.
+pub fn test_roms_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("NES_TEST_ROMS") {
+        let dir = PathBuf::from(dir);
+        return dir.join("MANIFEST.toml").is_file().then_some(dir);
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/test-roms");
+    dir.join("MANIFEST.toml").is_file().then_some(dir)
+}
