@@ -1,4 +1,5 @@
 //! Library side of the `nes` command, shared with the workspace test suites.
 
+pub mod battery;
 pub mod output;
 pub mod test_roms;

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use nes::{Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::output;
 use nes_app::test_roms::{self, TestRomsArgs};
 use sha1::{Digest, Sha1};
@@ -65,6 +66,12 @@ struct RunOutput {
     /// Write the audio of the whole run as a 16-bit mono WAV.
     #[arg(long, value_name = "WAV")]
     wav: Option<PathBuf>,
+    /// Folder for battery saves (`GAME.sav`); default: beside the ROM.
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+    /// Neither load nor write the battery save.
+    #[arg(long)]
+    no_battery: bool,
     /// Sample rate of the WAV.
     #[arg(long, default_value_t = 44_100, value_parser = clap::value_parser!(u32).range(8_000..=192_000))]
     sample_rate: u32,
@@ -103,6 +110,15 @@ fn run(rom: &Path, frames: u64, output: &RunOutput) -> Result<(), String> {
     // Check the palette before spending time on the run.
     let palette = load_palette(output.palette.as_deref())?;
     let mut nes = load(rom)?;
+    let mut battery =
+        (!output.no_battery).then(|| BatterySave::for_rom(rom, output.save_dir.as_deref()));
+    if let Some(battery) = &mut battery {
+        match battery.load(&mut nes) {
+            LoadOutcome::Loaded => eprintln!("battery save loaded: {}", battery.path().display()),
+            LoadOutcome::Rejected(why) => eprintln!("warning: battery save not used: {why}"),
+            LoadOutcome::NoBattery | LoadOutcome::NoFile => {}
+        }
+    }
     let mut audio = Vec::new();
     if output.wav.is_some() {
         nes.set_audio_sample_rate(output.sample_rate);
@@ -123,6 +139,11 @@ fn run(rom: &Path, frames: u64, output: &RunOutput) -> Result<(), String> {
     println!("ram sha1: {}", hex(&Sha1::digest(&ram)));
     if let Some(pc) = nes.jammed_at() {
         println!("cpu jammed at ${pc:04X}");
+    }
+    if let Some(battery) = &mut battery {
+        if battery.save(&nes).map_err(|e| e.to_string())? {
+            eprintln!("battery save written: {}", battery.path().display());
+        }
     }
     if let Some(path) = &output.screenshot {
         let rgba = nes.frame_rgba(&palette);

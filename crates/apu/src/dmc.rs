@@ -28,6 +28,10 @@ pub(crate) struct Dmc {
     pub(crate) irq_flag: bool,
     /// The memory reader wants a byte fetched.
     dma_request: bool,
+    /// The memory reader's copy of the $4015 enable bit. It follows $4015 writes with the
+    /// same delay as the load DMA (see `Apu::write_status`); while it is clear no DMA is
+    /// requested, and clearing it withdraws a pending request (explicit DMA abort).
+    dma_gate: bool,
 }
 
 impl Dmc {
@@ -48,6 +52,7 @@ impl Dmc {
             silence: true,
             irq_flag: false,
             dma_request: false,
+            dma_gate: false,
         }
     }
 
@@ -67,20 +72,14 @@ impl Dmc {
         }
     }
 
-    /// Bit 4 of a $4015 write. Returns true when a "load" DMA must be requested (after the
-    /// delay the caller applies, then through `request_load`).
-    pub(crate) fn set_enabled(&mut self, enabled: bool) -> bool {
+    /// Bit 4 of a $4015 write. A restart (enabling with no bytes left) reloads the address and
+    /// length at once; a disable only takes effect when it reaches the memory reader
+    /// (`set_dma_gate`), a few cycles later, which is still before a $4015 read in the next
+    /// instruction can see it.
+    pub(crate) fn set_enabled(&mut self, enabled: bool) {
         self.irq_flag = false;
-        if !enabled {
-            self.bytes_remaining = 0;
-            // An in-flight fetch is abandoned (the CPU's DMA unit sees the request vanish).
-            self.dma_request = false;
-            false
-        } else if self.bytes_remaining == 0 {
+        if enabled && self.bytes_remaining == 0 {
             self.restart_sample();
-            !self.sample_buffer_full
-        } else {
-            false
         }
     }
 
@@ -94,10 +93,15 @@ impl Dmc {
         self.bytes_remaining != 0
     }
 
-    /// The delay after the enabling $4015 write has passed: raise the "load" DMA request if
-    /// it is still wanted.
-    pub(crate) fn request_load(&mut self) {
-        if !self.sample_buffer_full && self.bytes_remaining != 0 {
+    /// A $4015 write's enable bit reaches the memory reader. Opening the gate with an empty
+    /// buffer and bytes to play raises the "load" DMA request; closing it withdraws any
+    /// request, so a DMA not yet committed is abandoned.
+    pub(crate) fn set_dma_gate(&mut self, open: bool) {
+        self.dma_gate = open;
+        if !open {
+            self.bytes_remaining = 0;
+            self.dma_request = false;
+        } else if !self.sample_buffer_full && self.bytes_remaining != 0 {
             self.dma_request = true;
         }
     }
@@ -142,18 +146,16 @@ impl Dmc {
 
     #[inline]
     pub(crate) fn dma_address(&self) -> Option<u16> {
-        if self.dma_request {
+        if self.dma_request & self.dma_gate {
             Some(self.current_address)
         } else {
             None
         }
     }
 
+    /// The DMA unit fetched the requested byte. A fetch is committed once its halt and dummy
+    /// cycles are done, so the byte is taken even if the DMC was disabled since.
     pub(crate) fn dma_complete(&mut self, value: u8) {
-        if !self.dma_request {
-            // The fetch was cancelled by a $4015 write after the DMA unit took it up.
-            return;
-        }
         self.dma_request = false;
         self.sample_buffer = value;
         self.sample_buffer_full = true;
@@ -162,7 +164,11 @@ impl Dmc {
         } else {
             self.current_address + 1
         };
-        self.bytes_remaining = self.bytes_remaining.saturating_sub(1);
+        if self.bytes_remaining == 0 {
+            // Disabled while the fetch was in flight: nothing left to count down.
+            return;
+        }
+        self.bytes_remaining -= 1;
         if self.bytes_remaining == 0 {
             if self.looping {
                 self.restart_sample();

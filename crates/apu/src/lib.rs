@@ -39,11 +39,12 @@ pub const GET_CYCLE_PARITY: u64 = 0;
 const FRAME_COUNTER_WRITE_DELAY_GET: u8 = 4;
 const FRAME_COUNTER_WRITE_DELAY_PUT: u8 = 3;
 
-/// Cycles from a $4015 write enabling the DMC (with an empty sample buffer) to the first
-/// access that sees the "load" DMA request: the request is raised on tick `N + delay - 1`.
-/// NESdev "DMA": the load DMA halts on the get cycle of the second APU cycle after the
-/// write; the DMA unit acts on a request from the cycle after the tick that raised it.
-/// Written on a get cycle N: halt at N+4. On a put cycle N: halt at N+3.
+/// Cycles from a $4015 write to the first access at which the DMC's memory reader sees the
+/// new enable bit (the change is applied on tick `N + delay - 1`). NESdev "DMA": the load
+/// DMA after an enabling write halts on the get cycle of the second APU cycle after the
+/// write: written on a get cycle N, halt at N+4; on a put cycle N, at N+3. A disabling write
+/// reaches the reader with the same delay, so a DMA whose dummy cycle comes before that
+/// still runs to its get (AccuracyCoin "Explicit DMA Abort").
 const DMC_LOAD_DELAY_GET: u8 = 4;
 const DMC_LOAD_DELAY_PUT: u8 = 3;
 
@@ -73,8 +74,10 @@ pub struct Apu {
     triangle_next: u64,
     noise_next: u64,
     dmc_next: u64,
-    /// Tick on which the DMC's "load" DMA request is raised after a $4015 write.
-    dmc_load_tick: u64,
+    /// Tick on which the last $4015 write's DMC enable bit reaches the memory reader, and
+    /// that bit.
+    dmc_gate_tick: u64,
+    dmc_gate_open: bool,
     /// Tick on which a $4015 read's frame-IRQ acknowledge takes effect (see `read_status`).
     frame_irq_clear_tick: u64,
     /// A register write buffered a length-counter halt/reload for the end of the next tick.
@@ -116,7 +119,8 @@ impl Apu {
             triangle_next: NEVER,
             noise_next: NEVER,
             dmc_next,
-            dmc_load_tick: NEVER,
+            dmc_gate_tick: NEVER,
+            dmc_gate_open: false,
             frame_irq_clear_tick: NEVER,
             length_commit_pending: false,
             rearm_pending: false,
@@ -251,9 +255,9 @@ impl Apu {
         if self.length_commit_pending {
             self.commit_length_counters();
         }
-        if now >= self.dmc_load_tick {
-            self.dmc_load_tick = NEVER;
-            self.dmc.request_load();
+        if now >= self.dmc_gate_tick {
+            self.dmc_gate_tick = NEVER;
+            self.dmc.set_dma_gate(self.dmc_gate_open);
         }
         if self.rearm_pending {
             self.rearm_pending = false;
@@ -283,7 +287,7 @@ impl Apu {
             .min(self.noise_next)
             .min(self.dmc_next)
             .min(self.frame_counter.next_event())
-            .min(self.dmc_load_tick)
+            .min(self.dmc_gate_tick)
             .min(self.frame_irq_clear_tick);
     }
 
@@ -405,16 +409,18 @@ impl Apu {
         self.pulse2.length.set_enabled(value & 0x02 != 0);
         self.triangle.length.set_enabled(value & 0x04 != 0);
         self.noise.length.set_enabled(value & 0x08 != 0);
-        if self.dmc.set_enabled(value & 0x10 != 0) {
-            let delay = if Self::is_get_cycle(self.cycle) {
-                DMC_LOAD_DELAY_GET
-            } else {
-                DMC_LOAD_DELAY_PUT
-            };
-            self.dmc_load_tick = self.cycle + u64::from(delay) - 1;
-        } else if value & 0x10 == 0 {
-            self.dmc_load_tick = NEVER;
+        let dmc_enabled = value & 0x10 != 0;
+        if std::env::var_os("DMADBG").is_some() {
+            eprintln!("4015 write {:02X} at {}", value, self.cycle);
         }
+        self.dmc.set_enabled(dmc_enabled);
+        let delay = if Self::is_get_cycle(self.cycle) {
+            DMC_LOAD_DELAY_GET
+        } else {
+            DMC_LOAD_DELAY_PUT
+        };
+        self.dmc_gate_tick = self.cycle + u64::from(delay) - 1;
+        self.dmc_gate_open = dmc_enabled;
         self.touch();
     }
 

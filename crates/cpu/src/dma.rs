@@ -43,6 +43,14 @@ pub(crate) fn is_get_cycle(cycle: u64) -> bool {
     cycle & 1 == DMA_GET_CYCLE_PARITY
 }
 
+/// A DMC sample fetch the DMA unit has taken up.
+#[derive(Clone, Copy, Debug)]
+struct DmcFetch {
+    address: u16,
+    /// Halt/dummy cycles still owed before the get; 0 = committed.
+    setup_left: u8,
+}
+
 /// Progress of a running OAM DMA.
 #[derive(Clone, Copy, Debug)]
 struct OamTransfer {
@@ -66,37 +74,58 @@ impl Cpu {
         if oam.is_some() {
             bus.oam_dma_started();
         }
-        // Halt/dummy cycles still owed by a pending DMC fetch.
-        let mut dmc_setup: Option<u8> = bus.dmc_dma_address().map(|_| DMC_SETUP_CYCLES);
-        if oam.is_none() && dmc_setup.is_none() {
+        let mut dmc = bus.dmc_dma_address().map(|address| DmcFetch {
+            address,
+            setup_left: DMC_SETUP_CYCLES,
+        });
+        if oam.is_none() && dmc.is_none() {
             return;
         }
 
+        let dbg_start = self.cycles;
         // The halt cycle: the CPU's read happens but is discarded, and will be repeated.
         self.dma_read(bus, halted_address);
-        if let Some(setup) = dmc_setup.as_mut() {
-            *setup -= 1;
+        if let Some(fetch) = dmc.as_mut() {
+            fetch.setup_left -= 1;
         }
 
         loop {
             // The DMC can ask for a fetch while the CPU is already halted (inside an OAM
-            // DMA), or withdraw its request (DMA abort).
-            let dmc_address = bus.dmc_dma_address();
-            dmc_setup = match (dmc_address, dmc_setup) {
-                (None, _) => None,
-                (Some(_), None) => Some(DMC_SETUP_CYCLES),
-                (Some(_), pending) => pending,
+            // DMA), or withdraw its request (DMA abort). Once its halt and dummy cycles are
+            // done the fetch is committed: a withdrawal no longer stops the get (AccuracyCoin
+            // "Explicit DMA Abort": disabling the DMC after the dummy cycle still costs the
+            // whole DMA, before it only the cycles already spent).
+            dmc = match (dmc, bus.dmc_dma_address()) {
+                (Some(fetch), _) if fetch.setup_left == 0 => Some(fetch),
+                (_, None) => None,
+                (None, Some(address)) => Some(DmcFetch {
+                    address,
+                    setup_left: DMC_SETUP_CYCLES,
+                }),
+                (Some(fetch), Some(address)) => Some(DmcFetch { address, ..fetch }),
             };
-            if oam.is_none() && dmc_setup.is_none() {
+            if oam.is_none() && dmc.is_none() {
+                if std::env::var_os("DMADBG").is_some() {
+                    eprintln!(
+                        "DMA start {} len {} halted {:04X}",
+                        dbg_start,
+                        self.cycles - dbg_start,
+                        halted_address
+                    );
+                }
                 break;
             }
 
             if is_get_cycle(self.cycles) {
-                if let (Some(0), Some(address)) = (dmc_setup, dmc_address) {
+                if let Some(DmcFetch {
+                    address,
+                    setup_left: 0,
+                }) = dmc
+                {
                     // The DMC get takes precedence over an OAM get, which waits.
                     let value = self.dma_get(bus, address, halted_address, DmaKind::Dmc);
                     bus.dmc_dma_complete(value);
-                    dmc_setup = None;
+                    dmc = None;
                     continue;
                 }
                 match oam.as_mut() {
@@ -127,8 +156,8 @@ impl Cpu {
                     }
                 }
             }
-            if let Some(setup) = dmc_setup.as_mut() {
-                *setup = setup.saturating_sub(1);
+            if let Some(fetch) = dmc.as_mut() {
+                fetch.setup_left = fetch.setup_left.saturating_sub(1);
             }
         }
     }

@@ -201,6 +201,16 @@ impl Nes {
         self.bus.apu.take_samples(out);
     }
 
+    /// The cartridge's battery-backed RAM, if it has a battery.
+    pub fn battery_ram(&self) -> Option<&[u8]> {
+        self.bus.cart.battery_ram()
+    }
+
+    /// Restore battery-backed RAM (a `.sav` file); a wrong size is an error and changes nothing.
+    pub fn load_battery_ram(&mut self, data: &[u8]) -> Result<(), CartridgeError> {
+        self.bus.cart.load_battery_ram(data)
+    }
+
     pub fn rom_info(&self) -> &RomInfo {
         self.bus.cart.info()
     }

@@ -66,7 +66,7 @@ impl BackgroundPipeline {
 
     /// The 4-bit background palette index (`palette << 2 | pixel`) under fine X, 0 when
     /// the pixel is transparent.
-    #[inline]
+    #[cfg(test)]
     pub fn pixel(&self, fine_x: u8) -> u8 {
         let cell = (self.cells >> (60 - 4 * u32::from(fine_x & 7))) as u8 & 0x0F;
         if cell & 3 == 0 {

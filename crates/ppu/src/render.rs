@@ -871,19 +871,19 @@ mod tests {
         let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[[49, 1, 0, 100]]);
         run_to(&mut ppu, &mut bus, 261, 0);
         run_to(&mut ppu, &mut bus, 50, 101);
-        assert_eq!(ppu.peek_register(0x2002) & 0x40, 0);
+        assert_eq!(ppu.read_register(0x2002, &mut bus) & 0x40, 0);
         ppu.tick(&mut bus);
         assert_eq!(
-            ppu.peek_register(0x2002) & 0x40,
+            ppu.read_register(0x2002, &mut bus) & 0x40,
             0x40,
             "pixel 100 is output on dot 101"
         );
         assert_eq!(pixel(&ppu, 100, 50), spr(0, 1));
         run_to(&mut ppu, &mut bus, 261, 1);
-        assert_ne!(ppu.peek_register(0x2002) & 0x40, 0);
+        assert_ne!(ppu.read_register(0x2002, &mut bus) & 0x40, 0);
         ppu.tick(&mut bus);
         assert_eq!(
-            ppu.peek_register(0x2002) & 0x40,
+            ppu.read_register(0x2002, &mut bus) & 0x40,
             0,
             "cleared at pre-render dot 1"
         );

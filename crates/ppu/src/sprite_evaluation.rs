@@ -6,7 +6,7 @@
 //! flag, but increments m together with n when a sprite is not in range, so it checks tile,
 //! attribute and X bytes as if they were Y: the famous false positives and negatives.
 
-use crate::{ctrl, Ppu, POST_RENDER_SCANLINE};
+use crate::{ctrl, Ppu};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum EvaluationState {
