@@ -1,10 +1,14 @@
 //! `nes`: the emulator's command line.
 
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, Subcommand};
+use md5::Md5;
+use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
+use nes::input_schedule::{InputSchedule, ScheduledPress};
 use nes::{Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::output;
@@ -23,9 +27,11 @@ enum Command {
     /// Run a ROM headless and print hashes of the final frame and CPU RAM.
     Run {
         rom: PathBuf,
-        /// Frames to run from power-on.
-        #[arg(long, default_value_t = 60)]
-        frames: u64,
+        /// Frames to run from power-on (default: the movie's length with --movie, else 60).
+        #[arg(long)]
+        frames: Option<u64>,
+        #[command(flatten)]
+        input: RunInput,
         #[command(flatten)]
         output: RunOutput,
     },
@@ -53,6 +59,26 @@ enum Command {
     TestRoms(TestRomsArgs),
 }
 
+/// Where `nes run` takes controller input from, and where it records it.
+#[derive(Debug, clap::Args)]
+struct RunInput {
+    /// Play an FM2 movie (FCEUX's format) as the controller input; when it ends the buttons are
+    /// released and the run continues to --frames.
+    #[arg(long, value_name = "FM2", conflicts_with_all = ["press", "input"])]
+    movie: Option<PathBuf>,
+    /// Hold controller 1's buttons for frames FRAME..FRAME+HOLD-1 (frames count from 1).
+    /// BUTTONS: letters from `ABsSUDLR` (s select, S start) or names joined with `+`
+    /// (`start+a`). Repeatable.
+    #[arg(long, value_name = "FRAME:BUTTONS[:HOLD]", value_parser = ScheduledPress::parse)]
+    press: Vec<ScheduledPress>,
+    /// A file of --press entries, one per line (`#` comments and blank lines allowed).
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Record the run's input (whatever its source) as an FM2 movie.
+    #[arg(long, value_name = "FM2")]
+    record: Option<PathBuf>,
+}
+
 /// Files `nes run` can write.
 #[derive(Debug, clap::Args)]
 struct RunOutput {
@@ -72,6 +98,9 @@ struct RunOutput {
     /// Neither load nor write the battery save.
     #[arg(long)]
     no_battery: bool,
+    /// Write CPU RAM ($0000-$07FF, 2048 bytes) after every frame: N frames give N x 2048 bytes.
+    #[arg(long, value_name = "FILE")]
+    ram_log: Option<PathBuf>,
     /// Sample rate of the WAV.
     #[arg(long, default_value_t = 44_100, value_parser = clap::value_parser!(u32).range(8_000..=192_000))]
     sample_rate: u32,
@@ -94,22 +123,193 @@ fn parse_hex_u16(text: &str) -> Result<u16, String> {
 }
 
 fn load(rom: &Path) -> Result<Nes, String> {
+    load_with_image(rom).map(|(nes, _)| nes)
+}
+
+/// Load a ROM, also returning the file's bytes.
+fn load_with_image(rom: &Path) -> Result<(Nes, Vec<u8>), String> {
     let bytes = std::fs::read(rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
     let nes = Nes::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
     if let Some(title) = nes.rom_info().known_title {
         eprintln!("Recognised cartridge: {title}");
     }
-    Ok(nes)
+    Ok((nes, bytes))
+}
+
+/// The ROM's MD5 as FCEUX computes it for `romChecksum`: over PRG ROM then CHR ROM, the
+/// iNES header and any trainer excluded.
+fn rom_md5(nes: &Nes, image: &[u8]) -> [u8; 16] {
+    let info = nes.rom_info();
+    let start = 16 + if info.trainer { 512 } else { 0 };
+    let end = start + info.prg_rom_len + info.chr_rom_len;
+    let data = image.get(start..end.min(image.len())).unwrap_or_default();
+    Md5::digest(data).into()
+}
+
+/// A fresh FM2 `guid` (8-4-4-4-12 hex digits), derived from the ROM hash, the time and the
+/// process id so two recordings never share one.
+fn new_guid(rom_md5: &[u8; 16]) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let mut hash = Sha1::new();
+    hash.update(rom_md5);
+    hash.update(nanos.to_le_bytes());
+    hash.update(std::process::id().to_le_bytes());
+    let digits = hex(&hash.finalize()[..16]).to_uppercase();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &digits[..8],
+        &digits[8..12],
+        &digits[12..16],
+        &digits[16..20],
+        &digits[20..32]
+    )
+}
+
+/// This program's version as an FM2 `emuVersion` integer (FCEUX writes 2.2.3 as 22030;
+/// here major * 10000 + minor * 100 + patch).
+fn emu_version() -> u32 {
+    let mut parts = env!("CARGO_PKG_VERSION")
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let mut next = || parts.next().unwrap_or(0);
+    next() * 10_000 + next() * 100 + next()
+}
+
+/// The controller input of a run, frame by frame.
+#[derive(Debug)]
+enum InputSource {
+    Released,
+    Movie(Movie),
+    Schedule(InputSchedule),
+}
+
+impl InputSource {
+    fn from_args(input: &RunInput) -> Result<InputSource, String> {
+        if let Some(path) = &input.movie {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let movie = Movie::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            return Ok(InputSource::Movie(movie));
+        }
+        let mut schedule = InputSchedule::new();
+        if let Some(path) = &input.input {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            schedule =
+                InputSchedule::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        for press in &input.press {
+            schedule.push(*press);
+        }
+        Ok(if schedule.is_empty() {
+            InputSource::Released
+        } else {
+            InputSource::Schedule(schedule)
+        })
+    }
+
+    /// The input for frame `frame` (from 1).
+    fn frame(&self, frame: u64) -> MovieFrame {
+        match self {
+            InputSource::Released => MovieFrame::default(),
+            InputSource::Movie(movie) => usize::try_from(frame - 1)
+                .ok()
+                .and_then(|index| movie.frames.get(index))
+                .copied()
+                .unwrap_or_default(),
+            InputSource::Schedule(schedule) => MovieFrame {
+                command: Commands::empty(),
+                pads: [schedule.buttons_for_frame(frame), nes::Buttons::empty()],
+            },
+        }
+    }
+}
+
+/// The RAM log: written to a temporary file beside the target as the run goes, renamed over it
+/// at the end, so an interrupted run never leaves a partial log.
+struct RamLog {
+    path: PathBuf,
+    file: BufWriter<tempfile::NamedTempFile>,
+    bytes: u64,
+}
+
+impl RamLog {
+    fn create(path: &Path) -> Result<RamLog, String> {
+        let dir = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::NamedTempFile::new_in(dir)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(RamLog {
+            path: path.to_owned(),
+            file: BufWriter::new(temp),
+            bytes: 0,
+        })
+    }
+
+    fn append(&mut self, nes: &Nes, ram: &mut [u8; 0x800]) -> Result<(), String> {
+        for (addr, byte) in (0u16..).zip(ram.iter_mut()) {
+            *byte = nes.peek(addr);
+        }
+        self.file
+            .write_all(ram)
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        self.bytes += ram.len() as u64;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(PathBuf, u64), String> {
+        let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", self.path.display());
+        let temp = self.file.into_inner().map_err(|e| fail(e.error()))?;
+        temp.as_file().sync_all().map_err(|e| fail(&e))?;
+        temp.persist(&self.path).map_err(|e| fail(&e.error))?;
+        Ok((self.path, self.bytes))
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn run(rom: &Path, frames: u64, output: &RunOutput) -> Result<(), String> {
-    // Check the palette before spending time on the run.
+fn run(
+    rom: &Path,
+    frames: Option<u64>,
+    input: &RunInput,
+    output: &RunOutput,
+) -> Result<(), String> {
+    // Check the palette and the input files before spending time on the run.
     let palette = load_palette(output.palette.as_deref())?;
-    let mut nes = load(rom)?;
+    let source = InputSource::from_args(input)?;
+    let (mut nes, image) = load_with_image(rom)?;
+    let md5 = rom_md5(&nes, &image);
+    let frames = match (&source, frames) {
+        (_, Some(frames)) => frames,
+        (InputSource::Movie(movie), None) => movie.frames.len() as u64,
+        _ => 60,
+    };
+    match &source {
+        InputSource::Movie(movie) => {
+            if movie.header.rom_checksum.is_some_and(|sum| sum != md5) {
+                eprintln!(
+                    "warning: the movie was recorded on a different ROM (romChecksum differs); \
+                     playback will probably desync"
+                );
+            }
+            if movie.header.pal {
+                eprintln!("warning: the movie was recorded with PAL timing; this console is NTSC");
+            }
+        }
+        InputSource::Schedule(schedule) if schedule.last_frame() > frames => eprintln!(
+            "warning: scripted input goes on to frame {} but the run stops at frame {frames}",
+            schedule.last_frame()
+        ),
+        _ => {}
+    }
+    let mut ram_log = output.ram_log.as_deref().map(RamLog::create).transpose()?;
     let mut battery =
         (!output.no_battery).then(|| BatterySave::for_rom(rom, output.save_dir.as_deref()));
     if let Some(battery) = &mut battery {
@@ -123,20 +323,49 @@ fn run(rom: &Path, frames: u64, output: &RunOutput) -> Result<(), String> {
     if output.wav.is_some() {
         nes.set_audio_sample_rate(output.sample_rate);
     }
-    for _ in 0..frames {
+    let mut recorded = Vec::new();
+    let mut ram = [0u8; 0x800];
+    let mut ignored_commands = Commands::empty();
+    // Count frames here: a power command restarts the console's own count.
+    for frame in 1..=frames {
+        let frame_input = source.frame(frame);
+        if frame_input.command.contains(Commands::POWER) {
+            nes.power_cycle();
+            if output.wav.is_some() {
+                nes.set_audio_sample_rate(output.sample_rate);
+            }
+        } else if frame_input.command.contains(Commands::SOFT_RESET) {
+            nes.soft_reset();
+        }
+        ignored_commands |= frame_input.command - (Commands::POWER | Commands::SOFT_RESET);
+        nes.set_buttons(0, frame_input.pads[0]);
+        nes.set_buttons(1, frame_input.pads[1]);
         nes.run_frame();
+        if input.record.is_some() {
+            recorded.push(frame_input);
+        }
         if output.wav.is_some() {
             nes.take_audio_samples(&mut audio);
         }
+        if let Some(log) = &mut ram_log {
+            log.append(&nes, &mut ram)?;
+        }
+    }
+    if !ignored_commands.is_empty() {
+        eprintln!(
+            "warning: movie commands ignored (no FDS or VS. System here): {:?}",
+            ignored_commands
+        );
     }
     let mut frame_hash = Sha1::new();
     for pixel in nes.frame_buffer() {
         frame_hash.update(pixel.to_le_bytes());
     }
     let ram: Vec<u8> = (0..0x800).map(|addr| nes.peek(addr)).collect();
-    println!("frames: {}", nes.frame_count());
+    println!("frames: {frames}");
     println!("frame sha1: {}", hex(&frame_hash.finalize()));
     println!("ram sha1: {}", hex(&Sha1::digest(&ram)));
+    println!("lag frames: {}", nes.lag_frames());
     if let Some(pc) = nes.jammed_at() {
         println!("cpu jammed at ${pc:04X}");
     }
@@ -155,7 +384,48 @@ fn run(rom: &Path, frames: u64, output: &RunOutput) -> Result<(), String> {
         output::save_wav(path, &audio, output.sample_rate).map_err(|e| e.to_string())?;
         println!("audio: {} ({} samples)", path.display(), audio.len());
     }
+    if let Some(log) = ram_log {
+        let (path, bytes) = log.finish()?;
+        println!("ram log: {} ({bytes} bytes)", path.display());
+    }
+    if let Some(path) = &input.record {
+        let movie = recorded_movie(rom, md5, &source, recorded);
+        output::write_atomically(path, movie.to_fm2().as_bytes()).map_err(|e| e.to_string())?;
+        println!(
+            "recorded: {} ({} frames)",
+            path.display(),
+            movie.frames.len()
+        );
+    }
     Ok(())
+}
+
+/// The FM2 `--record` writes: FCEUX's header for a power-on movie with two gamepads.
+fn recorded_movie(
+    rom: &Path,
+    md5: [u8; 16],
+    source: &InputSource,
+    frames: Vec<MovieFrame>,
+) -> Movie {
+    let mut header = MovieHeader::new();
+    header.emu_version = emu_version();
+    header.rerecord_count = 0;
+    header.rom_filename = rom
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    header.rom_checksum = Some(md5);
+    header.guid = new_guid(&md5);
+    let origin = match source {
+        InputSource::Released => "no input",
+        InputSource::Movie(_) => "a movie",
+        InputSource::Schedule(_) => "scripted input",
+    };
+    header.comments.push(format!(
+        "author nes {} (recorded from {origin})",
+        env!("CARGO_PKG_VERSION")
+    ));
+    Movie { header, frames }
 }
 
 fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), String> {
@@ -213,8 +483,9 @@ fn main() -> ExitCode {
         Command::Run {
             rom,
             frames,
+            input,
             output,
-        } => run(&rom, frames, &output),
+        } => run(&rom, frames, &input, &output),
         Command::Trace {
             rom,
             start_pc,

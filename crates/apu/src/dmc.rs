@@ -26,8 +26,15 @@ pub(crate) struct Dmc {
     bits_remaining: u8,
     silence: bool,
     pub(crate) irq_flag: bool,
-    /// The memory reader wants a byte fetched.
+    /// The memory reader wants a byte fetched: a "reload" request (an output cycle began and
+    /// emptied the buffer) or a "load" request (an enabling $4015 write found the buffer
+    /// empty; `load_armed` until the write reaches the reader).
     dma_request: bool,
+    load_armed: bool,
+    /// A reload request raised on the stale byte count right after the last byte's fetch:
+    /// it lasts one cycle, long enough for the DMA unit to halt the CPU but not to fetch
+    /// (AccuracyCoin "Implicit DMA Abort": a one-cycle DMA). Cleared by `end_phantom_request`.
+    phantom_request: bool,
     /// The memory reader's copy of the $4015 enable bit. It follows $4015 writes with the
     /// same delay as the load DMA (see `Apu::write_status`); while it is clear no DMA is
     /// requested, and clearing it withdraws a pending request (explicit DMA abort).
@@ -52,6 +59,8 @@ impl Dmc {
             silence: true,
             irq_flag: false,
             dma_request: false,
+            load_armed: false,
+            phantom_request: false,
             dma_gate: false,
         }
     }
@@ -80,6 +89,9 @@ impl Dmc {
         self.irq_flag = false;
         if enabled && self.bytes_remaining == 0 {
             self.restart_sample();
+            self.load_armed = !self.sample_buffer_full;
+        } else if !enabled {
+            self.load_armed = false;
         }
     }
 
@@ -93,16 +105,37 @@ impl Dmc {
         self.bytes_remaining != 0
     }
 
-    /// A $4015 write's enable bit reaches the memory reader. Opening the gate with an empty
-    /// buffer and bytes to play raises the "load" DMA request; closing it withdraws any
-    /// request, so a DMA not yet committed is abandoned.
+    /// A $4015 write's enable bit reaches the memory reader. Opening the gate after a restart
+    /// with an empty buffer raises the "load" DMA request; closing it stops the sample and
+    /// withdraws every request, so a DMA not yet committed is abandoned.
     pub(crate) fn set_dma_gate(&mut self, open: bool) {
         self.dma_gate = open;
         if !open {
             self.bytes_remaining = 0;
             self.dma_request = false;
-        } else if !self.sample_buffer_full && self.bytes_remaining != 0 {
+            self.phantom_request = false;
+        } else if self.load_armed && !self.sample_buffer_full && self.bytes_remaining != 0 {
             self.dma_request = true;
+        }
+        self.load_armed = false;
+    }
+
+    #[cfg(test)]
+    pub(crate) fn bits_remaining_for_test(&self) -> u8 {
+        self.bits_remaining
+    }
+
+    #[inline]
+    pub(crate) fn phantom_request_pending(&self) -> bool {
+        self.phantom_request
+    }
+
+    /// The cycle after a phantom request was raised: the byte count has caught up.
+    #[inline]
+    pub(crate) fn end_phantom_request(&mut self) {
+        if self.phantom_request {
+            self.phantom_request = false;
+            self.dma_request = false;
         }
     }
 
@@ -112,8 +145,10 @@ impl Dmc {
         u64::from(self.rate)
     }
 
-    /// Timer expiry. Returns true when the output level changed.
-    pub(crate) fn clock_output_unit(&mut self) -> bool {
+    /// Timer expiry. Returns true when the output level changed. `just_fetched`: the last DMA
+    /// fetch was a cycle or two ago, and the memory reader still sees the byte count from
+    /// before it.
+    pub(crate) fn clock_output_unit(&mut self, just_fetched: bool) -> bool {
         let level_before = self.output_level;
         if !self.silence {
             if self.shift_register & 1 != 0 {
@@ -133,9 +168,14 @@ impl Dmc {
                 self.silence = false;
                 self.shift_register = self.sample_buffer;
                 self.sample_buffer_full = false;
-                // The emptied buffer makes the memory reader request a "reload" DMA.
+                // The emptied buffer makes the memory reader request a "reload" DMA. Right
+                // after the last byte's fetch the reader still counts that byte as remaining:
+                // the request is raised and dropped a cycle later.
                 if self.bytes_remaining != 0 {
                     self.dma_request = true;
+                } else if just_fetched {
+                    self.dma_request = true;
+                    self.phantom_request = true;
                 }
             } else {
                 self.silence = true;
@@ -197,13 +237,19 @@ impl Dmc {
 mod tests {
     use super::*;
 
+    /// $4015 bit 4 set, and the write seen by the memory reader.
+    fn enable(dmc: &mut Dmc) {
+        dmc.set_enabled(true);
+        dmc.set_dma_gate(true);
+    }
+
     /// Run APU cycles until the DMC requests a byte (bounded).
     fn run_until_request(dmc: &mut Dmc) -> usize {
         for cycle in 0..100_000 {
             if dmc.dma_address().is_some() {
                 return cycle;
             }
-            dmc.clock_output_unit();
+            dmc.clock_output_unit(false);
         }
         panic!("no DMA request");
     }
@@ -213,10 +259,14 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(2, 0x01); // $C040
         dmc.write(3, 0x01); // 17 bytes
-        assert!(dmc.set_enabled(true));
-        assert!(dmc.is_active());
-        assert_eq!(dmc.dma_address(), None);
-        dmc.request_load();
+        dmc.set_enabled(true);
+        assert!(dmc.is_active(), "the restart shows in $4015 at once");
+        assert_eq!(
+            dmc.dma_address(),
+            None,
+            "the reader has not seen the write yet"
+        );
+        dmc.set_dma_gate(true);
         assert_eq!(dmc.dma_address(), Some(0xC040));
         dmc.dma_complete(0xFF);
         assert_eq!(dmc.dma_address(), None, "buffer full");
@@ -229,8 +279,7 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(2, 0xFF); // $FFC0
         dmc.write(3, 0x04); // 65 bytes
-        assert!(dmc.set_enabled(true));
-        dmc.request_load();
+        enable(&mut dmc);
         for expected in 0xFFC0..=0xFFFFu16 {
             assert_eq!(dmc.dma_address(), Some(expected));
             dmc.dma_complete(0);
@@ -244,24 +293,23 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(1, 124);
         dmc.write(3, 0);
-        assert!(dmc.set_enabled(true));
-        dmc.request_load();
+        enable(&mut dmc);
         dmc.dma_complete(0b0000_0111);
         // Finish the current silent output cycle so the byte moves into the shift register.
         for _ in 0..8 {
-            dmc.clock_output_unit();
+            dmc.clock_output_unit(false);
         }
         assert_eq!(dmc.output(), 124);
-        dmc.clock_output_unit();
+        dmc.clock_output_unit(false);
         assert_eq!(dmc.output(), 126);
-        dmc.clock_output_unit();
+        dmc.clock_output_unit(false);
         assert_eq!(dmc.output(), 126, "127 would overflow: unchanged");
-        dmc.clock_output_unit();
+        dmc.clock_output_unit(false);
         assert_eq!(dmc.output(), 126);
-        dmc.clock_output_unit();
+        dmc.clock_output_unit(false);
         assert_eq!(dmc.output(), 124);
         dmc.write(1, 1);
-        dmc.clock_output_unit();
+        dmc.clock_output_unit(false);
         assert_eq!(dmc.output(), 1, "cannot go below 0");
     }
 
@@ -270,8 +318,7 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(0, 0x8F);
         dmc.write(3, 0); // 1 byte
-        assert!(dmc.set_enabled(true));
-        dmc.request_load();
+        enable(&mut dmc);
         assert!(!dmc.irq_flag);
         dmc.dma_complete(0);
         assert!(dmc.irq_flag);
@@ -286,8 +333,7 @@ mod tests {
         dmc.write(0, 0xC0 | 0x0F);
         dmc.write(2, 0x00);
         dmc.write(3, 0); // 1 byte
-        assert!(dmc.set_enabled(true));
-        dmc.request_load();
+        enable(&mut dmc);
         for _ in 0..5 {
             assert_eq!(dmc.dma_address(), Some(0xC000));
             dmc.dma_complete(0);
@@ -298,21 +344,84 @@ mod tests {
     }
 
     #[test]
-    fn disable_cancels_request_and_enable_does_not_restart_playing_sample() {
+    fn disable_reaches_the_reader_late_and_enable_does_not_restart_playing_sample() {
         let mut dmc = Dmc::new();
         dmc.write(3, 2); // 33 bytes
-        assert!(dmc.set_enabled(true));
-        dmc.request_load();
+        enable(&mut dmc);
         dmc.dma_complete(0);
         run_until_request(&mut dmc);
         assert_eq!(dmc.dma_address(), Some(0xC001));
-        assert!(!dmc.set_enabled(true));
+        dmc.set_enabled(true);
         assert_eq!(dmc.dma_address(), Some(0xC001), "still playing: no restart");
-        assert!(!dmc.set_enabled(false));
-        assert_eq!(dmc.dma_address(), None);
+        dmc.set_enabled(false);
+        assert!(
+            dmc.is_active(),
+            "not stopped before the reader sees the write"
+        );
+        assert_eq!(dmc.dma_address(), Some(0xC001));
+        dmc.set_dma_gate(false);
+        assert_eq!(dmc.dma_address(), None, "request withdrawn: DMA abort");
         assert!(!dmc.is_active());
-        dmc.dma_complete(0x55); // late completion is ignored
-        assert!(!dmc.sample_buffer_full);
+    }
+
+    #[test]
+    fn committed_fetch_after_disable_still_fills_the_buffer() {
+        let mut dmc = Dmc::new();
+        dmc.write(0, 0x8F); // IRQ enabled
+        dmc.write(3, 0); // 1 byte
+        enable(&mut dmc);
+        dmc.set_enabled(false);
+        dmc.set_dma_gate(false);
+        // The DMA unit was past its dummy cycle: the byte arrives anyway.
+        dmc.dma_complete(0x55);
+        assert!(dmc.sample_buffer_full);
+        assert!(!dmc.irq_flag, "no sample was playing: no end-of-sample IRQ");
+        assert_eq!(dmc.dma_address(), None);
+    }
+
+    #[test]
+    fn output_cycle_right_after_the_last_fetch_raises_a_one_cycle_request() {
+        let mut dmc = Dmc::new();
+        dmc.write(3, 0); // 1 byte, no loop
+        enable(&mut dmc);
+        dmc.dma_complete(0x00); // the sample's only byte: nothing remains
+        assert!(!dmc.is_active());
+        // Finish the silent output cycle: the buffer empties into the shift register.
+        for _ in 0..7 {
+            dmc.clock_output_unit(false);
+        }
+        dmc.clock_output_unit(true);
+        assert_eq!(
+            dmc.dma_address(),
+            Some(0xC001),
+            "stale byte count: phantom request"
+        );
+        assert!(dmc.phantom_request_pending());
+        dmc.end_phantom_request();
+        assert_eq!(dmc.dma_address(), None);
+        // Long after the fetch the count is current: no request at all.
+        let mut dmc = Dmc::new();
+        dmc.write(3, 0);
+        enable(&mut dmc);
+        dmc.dma_complete(0x00);
+        for _ in 0..8 {
+            dmc.clock_output_unit(false);
+        }
+        assert_eq!(dmc.dma_address(), None);
+    }
+
+    #[test]
+    fn request_raised_while_the_gate_is_closed_waits_for_it() {
+        let mut dmc = Dmc::new();
+        dmc.write(3, 0); // 1 byte
+                         // Restarted with an empty buffer but the reader has not seen the enable yet.
+        dmc.set_enabled(true);
+        for _ in 0..8 {
+            dmc.clock_output_unit(false);
+        }
+        assert_eq!(dmc.dma_address(), None);
+        dmc.set_dma_gate(true);
+        assert_eq!(dmc.dma_address(), Some(0xC000));
     }
 
     #[test]

@@ -272,14 +272,19 @@ mod tests {
     }
 
     #[test]
-    fn inhibit_prevents_and_clears_flag() {
+    fn inhibit_gates_the_irq_and_limits_the_flag_to_two_cycles() {
         let mut counter = FrameCounter::new(0);
-        events(&mut counter, 1, 29828);
+        events(&mut counter, 1, 29827);
         counter.irq_flag = true;
-        counter.write(0x40, 29829, 3);
+        counter.write(0x40, 29828, 3);
         assert!(!counter.irq_flag, "setting inhibit clears the flag at once");
-        let (_, _, irqs) = events(&mut counter, 29829, 29830 * 3);
-        assert!(irqs.is_empty());
+        assert!(!counter.irq_output());
+        // The inhibit acts at once, the mode write on tick 29830: the pending sequence and the
+        // next one still raise the flag on their first two IRQ steps; the third drops it.
+        let (_, _, irqs) = events(&mut counter, 29828, 29830 + 29830);
+        assert_eq!(irqs, [29828, 29829, 29830 + 29828, 29830 + 29829]);
+        counter.irq_flag = true;
+        assert!(!counter.irq_output(), "the inhibit gates the /IRQ output");
     }
 
     #[test]

@@ -48,6 +48,10 @@ const FRAME_COUNTER_WRITE_DELAY_PUT: u8 = 3;
 const DMC_LOAD_DELAY_GET: u8 = 4;
 const DMC_LOAD_DELAY_PUT: u8 = 3;
 
+/// Ticks after a DMC fetch during which the memory reader still sees the byte count from
+/// before it (AccuracyCoin "Implicit DMA Abort").
+const DMC_BYTE_COUNT_LAG: u64 = 2;
+
 /// Tick number meaning "not scheduled".
 const NEVER: u64 = u64::MAX;
 
@@ -78,6 +82,8 @@ pub struct Apu {
     /// that bit.
     dmc_gate_tick: u64,
     dmc_gate_open: bool,
+    /// The first tick after the last DMC fetch.
+    dmc_fetch_tick: u64,
     /// Tick on which a $4015 read's frame-IRQ acknowledge takes effect (see `read_status`).
     frame_irq_clear_tick: u64,
     /// A register write buffered a length-counter halt/reload for the end of the next tick.
@@ -121,6 +127,7 @@ impl Apu {
             dmc_next,
             dmc_gate_tick: NEVER,
             dmc_gate_open: false,
+            dmc_fetch_tick: 0,
             frame_irq_clear_tick: NEVER,
             length_commit_pending: false,
             rearm_pending: false,
@@ -154,6 +161,9 @@ impl Apu {
     /// are unaffected.
     pub fn reset(&mut self) {
         self.write_status(0);
+        // Reset stops the DMC at once, not through the delayed register-write path.
+        self.dmc_gate_tick = NEVER;
+        self.dmc.set_dma_gate(false);
         self.pulse1.reset();
         self.pulse2.reset();
         self.triangle.reset();
@@ -236,8 +246,10 @@ impl Apu {
                 NEVER
             };
         }
+        self.dmc.end_phantom_request();
         if now >= self.dmc_next {
-            self.output_dirty |= self.dmc.clock_output_unit();
+            let just_fetched = now < self.dmc_fetch_tick + DMC_BYTE_COUNT_LAG;
+            self.output_dirty |= self.dmc.clock_output_unit(just_fetched);
             self.dmc_next = now + self.dmc.timer_period();
         }
         if now >= self.frame_irq_clear_tick {
@@ -267,6 +279,10 @@ impl Apu {
             self.update_output();
         }
         self.schedule_next_event();
+        if self.dmc.phantom_request_pending() {
+            // It only lasts until the next tick.
+            self.next_event = now + 1;
+        }
         if self.irq_flags() != self.irq_output {
             // Update the line on the next tick.
             self.next_event = now + 1;
@@ -410,9 +426,6 @@ impl Apu {
         self.triangle.length.set_enabled(value & 0x04 != 0);
         self.noise.length.set_enabled(value & 0x08 != 0);
         let dmc_enabled = value & 0x10 != 0;
-        if std::env::var_os("DMADBG").is_some() {
-            eprintln!("4015 write {:02X} at {}", value, self.cycle);
-        }
         self.dmc.set_enabled(dmc_enabled);
         let delay = if Self::is_get_cycle(self.cycle) {
             DMC_LOAD_DELAY_GET
@@ -475,10 +488,11 @@ impl Apu {
         self.dmc.dma_address()
     }
 
-    /// The DMA unit read the requested byte. Ignored when no request is pending (the request
-    /// was withdrawn by a $4015 write while the CPU was being halted).
+    /// The DMA unit read the requested byte. A fetch past its dummy cycle is committed, so
+    /// the byte is taken even if a $4015 write withdrew the request since.
     pub fn dmc_dma_complete(&mut self, value: u8) {
         self.dmc.dma_complete(value);
+        self.dmc_fetch_tick = self.cycle;
         // A DMC IRQ raised by the last byte goes onto the line at this cycle's tick.
         self.next_event = self.cycle;
     }

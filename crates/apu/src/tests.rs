@@ -56,21 +56,24 @@ fn power_on_acts_as_if_4017_written_before_first_instruction() {
 }
 
 #[test]
-fn frame_irq_after_4017_write_on_get_cycle() {
+fn frame_irq_after_4017_write_on_put_cycle() {
     let mut apu = Apu::new();
     run_to(&mut apu, 1000);
-    align(&mut apu, true);
+    align(&mut apu, false);
     let write_cycle = apu.cycle;
     apu.write_register(0x4017, 0x00);
-    // blargg 6-irq_flag_timing / 07.irq_flag_timing: set 29831 clocks after the write.
+    // blargg 6-irq_flag_timing / 07.irq_flag_timing: set 29831 clocks after the write;
+    // AccuracyCoin "Frame Counter IRQ" A/B: on a put cycle (relative to OAM DMA).
     assert_eq!(cycles_until_frame_irq(&mut apu, write_cycle), 29831);
 }
 
 #[test]
-fn frame_irq_after_4017_write_on_put_cycle_is_one_later() {
+fn frame_irq_after_4017_write_on_get_cycle_is_one_later() {
+    // AccuracyCoin "Frame Counter IRQ" C/D: a write on a get cycle restarts the sequencer a
+    // cycle later.
     let mut apu = Apu::new();
     run_to(&mut apu, 1000);
-    align(&mut apu, false);
+    align(&mut apu, true);
     let write_cycle = apu.cycle;
     apu.write_register(0x4017, 0x00);
     assert_eq!(cycles_until_frame_irq(&mut apu, write_cycle), 29832);
@@ -78,24 +81,35 @@ fn frame_irq_after_4017_write_on_put_cycle_is_one_later() {
 
 #[test]
 fn frame_irq_flag_is_set_on_three_consecutive_cycles() {
+    // AccuracyCoin "Frame Counter IRQ" E-H: with S the first access that sees the flag, a
+    // $4015 read at S-1, S or S+1 does not clear it (the sequencer sets it again on the
+    // clearing tick); a read at S+2 does.
+    for (read_offset, cleared) in [(-1i64, false), (0, false), (1, false), (2, true)] {
+        let mut apu = Apu::new();
+        run_to(&mut apu, 100);
+        align(&mut apu, true);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        let first_seen = write + 29832;
+        let read_at = first_seen.checked_add_signed(read_offset).unwrap();
+        run_to(&mut apu, read_at);
+        let status = apu.read_status();
+        assert_eq!(status & 0x40 != 0, read_offset >= 0, "offset {read_offset}");
+        run_to(&mut apu, read_at + 4);
+        assert_eq!(
+            apu.peek_status() & 0x40 == 0,
+            cleared,
+            "read at offset {read_offset}"
+        );
+    }
+    // Periodic: the next frame's flag comes 29830 cycles after the first.
     let mut apu = Apu::new();
     run_to(&mut apu, 100);
-    align(&mut apu, true);
+    align(&mut apu, false);
     let write = apu.cycle;
     apu.write_register(0x4017, 0x00);
-    run_to(&mut apu, write + 29831);
-    // Reads on the first two visible cycles clear it, but it is set again by the next tick.
-    assert_ne!(apu.read_status() & 0x40, 0);
-    apu.tick();
-    assert_ne!(apu.read_status() & 0x40, 0);
-    apu.tick();
-    assert_ne!(apu.read_status() & 0x40, 0);
-    apu.tick();
-    // The third set has happened before the previous read; now it stays clear.
-    assert_eq!(apu.read_status() & 0x40, 0);
-    apu.tick();
-    assert_eq!(apu.peek_status() & 0x40, 0);
-    // Periodic: next frame 29830 cycles later.
+    run_to(&mut apu, write + 29831 + 3);
+    apu.read_status();
     run_to(&mut apu, write + 29831 + 29830 - 1);
     assert_eq!(apu.peek_status() & 0x40, 0);
     apu.tick();
@@ -103,18 +117,52 @@ fn frame_irq_flag_is_set_on_three_consecutive_cycles() {
 }
 
 #[test]
+fn status_read_clears_frame_irq_at_the_next_get_cycle() {
+    // AccuracyCoin "Frame Counter IRQ" 6/7: two reads on consecutive cycles (SLO $4015,X).
+    for (first_read_on_get, second_sees_flag) in [(false, false), (true, true)] {
+        let mut apu = Apu::new();
+        run_to(&mut apu, 40_000);
+        align(&mut apu, first_read_on_get);
+        assert_ne!(apu.read_status() & 0x40, 0);
+        apu.tick();
+        assert_eq!(apu.read_status() & 0x40 != 0, second_sees_flag);
+        apu.tick();
+        apu.tick();
+        assert_eq!(apu.peek_status() & 0x40, 0);
+    }
+}
+
+#[test]
+fn inhibited_frame_flag_is_visible_for_two_cycles_without_irq() {
+    // AccuracyCoin "Frame Counter IRQ" I-M.
+    let mut apu = Apu::new();
+    run_to(&mut apu, 100);
+    align(&mut apu, false);
+    let write = apu.cycle;
+    apu.write_register(0x4017, 0x40);
+    let mut seen = Vec::new();
+    for offset in 29828..29834 {
+        run_to(&mut apu, write + offset);
+        if apu.peek_status() & 0x40 != 0 {
+            seen.push(offset);
+        }
+        assert!(!apu.irq_line(), "inhibited: no IRQ at offset {offset}");
+    }
+    assert_eq!(seen, [29831, 29832]);
+}
+
+#[test]
 fn reading_status_clears_frame_irq_but_peek_does_not() {
     let mut apu = Apu::new();
     run_to(&mut apu, 40_000);
+    align(&mut apu, false);
     assert!(apu.irq_line());
     assert_ne!(apu.peek_status() & 0x40, 0);
     assert_ne!(apu.peek_status() & 0x40, 0);
     assert_ne!(apu.read_status() & 0x40, 0);
+    assert!(apu.irq_line(), "the line drops after the clearing tick");
+    apu.tick();
     assert_eq!(apu.read_status() & 0x40, 0);
-    assert!(
-        apu.irq_line(),
-        "the line drops with the tick of the reading cycle"
-    );
     apu.tick();
     assert!(!apu.irq_line());
 }
@@ -150,7 +198,7 @@ fn apu_with_pulse_length(length_index: u8) -> Apu {
 #[test]
 fn writing_80_to_4017_clocks_length_immediately() {
     let mut apu = apu_with_pulse_length(3); // length 2
-    align(&mut apu, true);
+    align(&mut apu, false);
     apu.write_register(0x4017, 0x80);
     apu.tick();
     apu.tick();
@@ -168,7 +216,7 @@ fn writing_80_to_4017_clocks_length_immediately() {
 
 #[test]
 fn length_clock_cycles_in_both_modes() {
-    // 5-len_timing: mode 0 half frames at +14915 and +29831 after a get-cycle write, mode 1 at
+    // 5-len_timing: mode 0 half frames at +14915 and +29831 after a put-cycle write, mode 1 at
     // +2 (the tick the write takes effect), +14915, +37283.
     for (mode, expected) in [
         (0x00u8, [14915u64, 29831, 29830 + 14915]),
@@ -176,7 +224,7 @@ fn length_clock_cycles_in_both_modes() {
     ] {
         let mut apu = apu_with_pulse_length(1); // 254
         run_to(&mut apu, 10);
-        align(&mut apu, true);
+        align(&mut apu, false);
         let write = apu.cycle;
         apu.write_register(0x4017, mode);
         let mut clocks = Vec::new();
@@ -206,7 +254,7 @@ fn length_halt_change_takes_effect_after_the_clock() {
         let mut apu = apu_with_pulse_length(1);
         apu.write_register(0x4000, initial);
         apu.tick();
-        align(&mut apu, true);
+        align(&mut apu, false);
         let write = apu.cycle;
         apu.write_register(0x4017, 0x00);
         run_to(&mut apu, write + halt_write_offset);
@@ -230,7 +278,7 @@ fn length_reload_during_clock_is_ignored_when_nonzero() {
         (14916, 1, 4),            // just after: reload works
     ] {
         let mut apu = apu_with_pulse_length(start_index);
-        align(&mut apu, true);
+        align(&mut apu, false);
         let write = apu.cycle;
         apu.write_register(0x4017, 0x00);
         run_to(&mut apu, write + offset);
@@ -242,7 +290,7 @@ fn length_reload_during_clock_is_ignored_when_nonzero() {
     // Counter zero: a reload during the clock works.
     let mut apu = Apu::new();
     apu.write_register(0x4015, 0x01);
-    align(&mut apu, true);
+    align(&mut apu, false);
     let write = apu.cycle;
     apu.write_register(0x4017, 0x00);
     run_to(&mut apu, write + 14915);
@@ -320,6 +368,38 @@ fn dmc_load_dma_delay_depends_on_alignment() {
 }
 
 #[test]
+fn dmc_enable_reaches_the_memory_reader_like_the_load_dma() {
+    // AccuracyCoin "Delta Modulation Channel" L-N: a sample disabled with its buffer full is
+    // re-enabled just before the output cycle ends. The reload request that the emptied
+    // buffer raises waits until the enabling write reaches the memory reader, the same
+    // 3 or 4 cycles as a load DMA.
+    for get in [true, false] {
+        let mut apu = Apu::new();
+        start_dmc(&mut apu, 0x4F, 0x00); // looping 1-byte sample, fastest rate
+        apu.write_register(0x4015, 0x00);
+        // Let the disable land, and advance to 1 cycle before an output cycle ends.
+        while apu.dmc.bits_remaining_for_test() != 1 || apu.cycle + 1 < apu.dmc_next {
+            apu.tick();
+        }
+        while apu.cycle + 2 < apu.dmc_next {
+            apu.tick();
+        }
+        align(&mut apu, get);
+        let write = apu.cycle;
+        apu.write_register(0x4015, 0x10);
+        let mut first_seen = None;
+        for _ in 0..8 {
+            apu.tick();
+            if apu.dmc_dma_address().is_some() && first_seen.is_none() {
+                first_seen = Some(apu.cycle - write);
+            }
+        }
+        let expected = if get { 4 } else { 3 };
+        assert_eq!(first_seen, Some(expected), "write on a get cycle: {get}");
+    }
+}
+
+#[test]
 fn dmc_reload_dma_requested_before_put_cycles() {
     let mut apu = Apu::new();
     start_dmc(&mut apu, 0x0F, 0x10);
@@ -363,6 +443,11 @@ fn dmc_status_irq_and_restart_rules() {
     apu.write_register(0x4015, 0x10);
     assert_eq!(apu.peek_status() & 0x10, 0x10);
     apu.write_register(0x4015, 0x00);
+    // The memory reader sees the disable 3 or 4 cycles after the write: a $4015 read in the
+    // next instruction already finds the sample stopped.
+    for _ in 0..4 {
+        apu.tick();
+    }
     assert_eq!(apu.peek_status() & 0x10, 0);
     assert_eq!(apu.dmc_dma_address(), None);
 }

@@ -38,7 +38,7 @@ pub use boards::Mmc3Revision;
 pub use error::CartridgeError;
 pub use header::{Mirroring, RomFormat, RomInfo};
 
-use boards::{A12Clock, Board};
+use boards::Board;
 use memory::{Memory, Region};
 
 /// A cartridge: its memory chips, the console's nametable RAM, and the board logic.
@@ -51,8 +51,9 @@ pub struct Cartridge {
     battery: Region,
     /// The board watches PPU A12 (MMC3's IRQ counter, MMC1 boards using the spare CHR lines).
     watches_a12: bool,
-    /// The clock the MMC3's A12 filter measures with (see [`Cartridge::set_cpu_cycle`]).
-    clock: A12Clock,
+    /// The console's CPU cycle number: the clock the MMC3's A12 filter measures with (see
+    /// [`Cartridge::set_cpu_cycle`]).
+    cpu_cycle: u64,
 }
 
 impl Cartridge {
@@ -94,7 +95,7 @@ impl Cartridge {
             board,
             battery,
             watches_a12,
-            clock: A12Clock::default(),
+            cpu_cycle: 0,
         })
     }
 
@@ -105,7 +106,6 @@ impl Cartridge {
     /// CPU read of $4020-$FFFF. `None` means no chip drives the data bus (open bus).
     #[inline]
     pub fn cpu_read(&mut self, addr: u16) -> Option<u8> {
-        self.clock.cpu_accesses = self.clock.cpu_accesses.wrapping_add(1);
         self.mem.cpu_read(addr)
     }
 
@@ -120,7 +120,6 @@ impl Cartridge {
     /// right after another one).
     #[inline]
     pub fn cpu_write(&mut self, addr: u16, value: u8, cpu_cycle: u64) {
-        self.clock.cpu_accesses = self.clock.cpu_accesses.wrapping_add(1);
         self.mem.cpu_write(addr, value);
         self.board.cpu_write(&mut self.mem, addr, value, cpu_cycle);
     }
@@ -157,22 +156,18 @@ impl Cartridge {
         }
     }
 
-    /// Tells the cartridge the current CPU cycle number (M2 count). The MMC3 counts how long
-    /// PPU A12 stayed low in M2 cycles, as the real chip does; call this once per CPU cycle (it
-    /// is two plain stores) before the PPU dots of that cycle. Without it the filter estimates
-    /// time from the cartridge's own CPU and PPU accesses, which never overestimates but can
-    /// miss a long A12-low period while the CPU runs from RAM with rendering off.
+    /// Tells the cartridge the current CPU cycle number (the M2 count). The MMC3 measures how
+    /// long PPU A12 stayed low in M2 cycles, as the real chip's filter does; the console calls
+    /// this once per CPU cycle, before the PPU dots of that cycle.
     #[inline]
     pub fn set_cpu_cycle(&mut self, cpu_cycle: u64) {
-        self.clock.cpu_cycle = cpu_cycle;
-        self.clock.exact = true;
+        self.cpu_cycle = cpu_cycle;
     }
 
     #[inline]
     fn observe_ppu_address(&mut self, addr: u16) {
-        self.clock.ppu_accesses = self.clock.ppu_accesses.wrapping_add(1);
         self.board
-            .ppu_address_changed(&mut self.mem, addr, &self.clock);
+            .ppu_address_changed(&mut self.mem, addr, self.cpu_cycle);
     }
 
     /// The board's IRQ output (active high: true = asserting /IRQ).

@@ -81,9 +81,10 @@ pub trait Bus {
 
     /// 2A03 only: the address of the DMC sample byte wanted, if the DMC has a
     /// fetch pending. Asked before every DMA cycle. May become `None` between cycles
-    /// (e.g. $4015 disabled the DMC while the CPU was being halted): the DMA unit then
-    /// abandons the fetch. A request that appears while an OAM DMA runs is served inside
-    /// it (its halt and dummy cycles overlap OAM cycles).
+    /// (e.g. $4015 disabled the DMC while the CPU was being halted): before the fetch's
+    /// dummy cycle the DMA unit then abandons it; after it the fetch is committed and still
+    /// happens (and `dmc_dma_complete` is called). A request that appears while an OAM DMA
+    /// runs is served inside it (its halt and dummy cycles overlap OAM cycles).
     #[inline]
     fn dmc_dma_address(&self) -> Option<u16> {
         None

@@ -17,9 +17,14 @@
 //!   CPU spends halted, OAM DMA cycles included, so a DMC fetch inside an OAM DMA usually
 //!   costs 2 cycles (its get, plus the OAM realignment it forces), 1 when it lands at the
 //!   very end and 3 when it starts on the last OAM put.
-//! - If the DMC request is withdrawn before the get (`dmc_dma_address()` turns `None`, e.g.
-//!   $4015 disabled the channel), the fetch is abandoned; a lone DMC DMA then ends after the
-//!   cycles already spent (the 1-cycle "halt only" DMA of the implicit-abort case).
+//! - If the DMC request is withdrawn before the dummy cycle (`dmc_dma_address()` turns
+//!   `None`, e.g. a $4015 write disabled the channel), the fetch is abandoned; a lone DMC
+//!   DMA then ends after the cycles already spent (the 1-cycle "halt only" DMA of the
+//!   explicit- and implicit-abort cases). Once the halt and dummy cycles are done the fetch
+//!   is committed and the get happens even if the request is withdrawn (AccuracyCoin
+//!   "Explicit DMA Abort").
+//! - Gets go through `Bus::dma_read` with the halted CPU address, so the console can model
+//!   the 2A03's internal-register conflicts (NESdev "DMA", register conflicts).
 //!
 //! Each DMA cycle samples the interrupt lines and re-polls: if the halted read is an
 //! instruction's last cycle, the instruction's interrupt decision is the one made at the end
@@ -82,7 +87,6 @@ impl Cpu {
             return;
         }
 
-        let dbg_start = self.cycles;
         // The halt cycle: the CPU's read happens but is discarded, and will be repeated.
         self.dma_read(bus, halted_address);
         if let Some(fetch) = dmc.as_mut() {
@@ -105,14 +109,6 @@ impl Cpu {
                 (Some(fetch), Some(address)) => Some(DmcFetch { address, ..fetch }),
             };
             if oam.is_none() && dmc.is_none() {
-                if std::env::var_os("DMADBG").is_some() {
-                    eprintln!(
-                        "DMA start {} len {} halted {:04X}",
-                        dbg_start,
-                        self.cycles - dbg_start,
-                        halted_address
-                    );
-                }
                 break;
             }
 

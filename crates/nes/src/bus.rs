@@ -369,3 +369,132 @@ impl nes_cpu::Bus for SystemBus {
         self.apu.dmc_dma_complete(value);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Buttons;
+    use nes_cpu::Bus;
+
+    /// NROM, 32 KiB PRG where byte `i` holds `i as u8`, 8 KiB CHR ROM.
+    fn bus() -> SystemBus {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        image.extend((0..0x8000u32).map(|i| i as u8));
+        image.resize(image.len() + 0x2000, 0);
+        let cart = Cartridge::from_ines(&image).expect("valid NROM image");
+        SystemBus::new(cart)
+    }
+
+    /// Strobe both pads with a 1 then a 0 written two cycles apart, as LDA/STA code does.
+    fn strobe(bus: &mut SystemBus) {
+        bus.write(0x4016, 1);
+        bus.read(0x0000);
+        bus.write(0x4016, 0);
+        bus.read(0x0000);
+    }
+
+    #[test]
+    fn back_to_back_joypad_reads_clock_once_and_repeat_the_bit() {
+        let mut bus = bus();
+        bus.controllers[0].set_held(Buttons::A);
+        strobe(&mut bus);
+        // SLO $4016,X: dummy read and read on consecutive cycles see A twice.
+        assert_eq!(bus.read(0x4016) & 1, 1);
+        assert_eq!(bus.read(0x4016) & 1, 1);
+        bus.read(0x0000);
+        // The run ended: the pad was clocked once, so B (not held) comes next.
+        assert_eq!(bus.read(0x4016) & 1, 0);
+        bus.read(0x0000);
+        assert_eq!(bus.read(0x4016) & 1, 0, "select");
+        // The other port has its own /OE line.
+        assert_eq!(bus.read(0x4017) & 1, 0);
+    }
+
+    #[test]
+    fn strobe_reaches_the_pads_only_at_a_get_to_put_transition() {
+        for (first_write_on_get, strobed) in [(true, true), (false, false)] {
+            let mut bus = bus();
+            bus.controllers[0].set_held(Buttons::B);
+            strobe(&mut bus);
+            for _ in 0..8 {
+                bus.read(0x4016);
+                bus.read(0x0000);
+            }
+            if is_dma_get_cycle(bus.cycle) != first_write_on_get {
+                bus.read(0x0000);
+            }
+            // DEC $4016's two writes: $01 then $00 on consecutive cycles.
+            bus.write(0x4016, 1);
+            bus.write(0x4016, 0);
+            bus.read(0x0000);
+            // Reloaded: A (not held) reads 0. Not reloaded: the emptied register reads 1.
+            let bit = bus.read(0x4016) & 1;
+            assert_eq!(
+                bit == 0,
+                strobed,
+                "1 written on a get cycle: {first_write_on_get}"
+            );
+        }
+    }
+
+    #[test]
+    fn dma_sees_internal_registers_only_while_the_cpu_is_parked_on_them() {
+        let mut bus = bus();
+        bus.write(0x4015, 0x01);
+        bus.write(0x4003, 0x08); // pulse 1 length loaded: $4015 bit 0
+        bus.read(0x0000);
+        // CPU parked on ROM: $4015 is not selected; nothing drives the external bus.
+        bus.open_bus = 0xA0;
+        assert_eq!(bus.dma_read(0x4015, 0x8123, DmaKind::Oam), 0xA0);
+        // CPU parked on $4000-$401F: every $20 bytes mirror the registers. The OAM DMA latches
+        // the status from the internal bus, bit 5 from the addressed byte (ROM $8035 = $35).
+        assert_eq!(bus.dma_read(0x8035, 0x4000, DmaKind::Oam), 0x21);
+        // The DMC takes its sample from the external bus: the ROM byte.
+        assert_eq!(bus.dma_read(0x8035, 0x4000, DmaKind::Dmc), 0x35);
+        // $xx16: the pad drives D0-D4 over the ROM byte ($96 -> D5-D7 = $80).
+        bus.controllers[0].set_held(Buttons::A);
+        strobe(&mut bus);
+        assert_eq!(bus.dma_read(0x8096, 0x4000, DmaKind::Dmc), 0x81);
+        assert_eq!(
+            bus.open_bus, 0x81,
+            "the conflict value is on the external bus"
+        );
+    }
+
+    #[test]
+    fn dmc_conflict_on_4015_acknowledges_the_frame_irq() {
+        let mut bus = bus();
+        while !bus.apu.irq_line() {
+            bus.read(0x0000);
+        }
+        // Past the three cycles on which the sequencer sets the flag.
+        for _ in 0..4 {
+            bus.read(0x0000);
+        }
+        assert_ne!(bus.apu.peek_status() & 0x40, 0);
+        bus.dma_read(0x8015, 0x4016, DmaKind::Dmc);
+        bus.read(0x0000);
+        bus.read(0x0000);
+        assert_eq!(bus.apu.peek_status() & 0x40, 0);
+    }
+
+    #[test]
+    fn status_bit_5_comes_from_the_internal_bus() {
+        let mut bus = bus();
+        bus.ram[0x10] = 0x20;
+        bus.read(0x0010);
+        // A DMC fetch drives only the external bus.
+        assert_eq!(bus.dma_read(0x8000, 0x8000, DmaKind::Dmc), 0x00);
+        assert_eq!(bus.open_bus, 0x00);
+        assert_eq!(bus.read(0x4015) & 0x20, 0x20);
+        // ...and the $4015 value never reaches the external bus.
+        assert_eq!(bus.open_bus, 0x00);
+        assert_eq!(bus.read(0x4000), 0x00, "open bus");
+        assert_eq!(
+            bus.read(0x4015) & 0x20,
+            0x00,
+            "the open-bus read refreshed it"
+        );
+    }
+}

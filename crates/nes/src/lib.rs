@@ -5,6 +5,8 @@
 
 mod bus;
 mod controller;
+pub mod fm2;
+pub mod input_schedule;
 mod trace;
 
 use bus::SystemBus;
@@ -50,6 +52,10 @@ pub const SCREEN_HEIGHT: usize = 240;
 pub struct Nes {
     cpu: Cpu,
     bus: SystemBus,
+    /// Frames run by `run_frame` in which the game never read $4016/$4017 (FCEUX's lag count).
+    lag_frames: u64,
+    /// Whether the last frame run by `run_frame` was a lag frame.
+    last_frame_lagged: bool,
 }
 
 impl Nes {
@@ -64,6 +70,8 @@ impl Nes {
         let mut nes = Nes {
             cpu: Cpu::new(),
             bus: SystemBus::new(cart),
+            lag_frames: 0,
+            last_frame_lagged: false,
         };
         nes.cpu.power_on(&mut nes.bus);
         nes
@@ -71,11 +79,38 @@ impl Nes {
 
     /// Run until the next picture is complete: frame N is the N-th time the PPU reaches scanline
     /// 240 after power-on, rounded up to an instruction boundary.
+    ///
+    /// The frame counts as a lag frame when the game did not read a controller port during it
+    /// (FCEUX's definition: the game skipped its input poll, typically because its main loop
+    /// overran the frame).
     pub fn run_frame(&mut self) {
+        // Reads before this frame still belong to `take_controller_read`'s caller, so set them
+        // aside and merge them back afterwards.
+        let read_before = std::mem::take(&mut self.bus.controller_read);
         let target = self.bus.ppu.frames_completed() + 1;
         while self.bus.ppu.frames_completed() < target {
             self.cpu.step(&mut self.bus);
         }
+        self.last_frame_lagged = !self.bus.controller_read;
+        self.lag_frames += u64::from(self.last_frame_lagged);
+        self.bus.controller_read |= read_before;
+    }
+
+    /// Lag frames since power-on (or since `reset_lag_frames`): frames run by `run_frame` in
+    /// which the game never read $4016/$4017. Lua's `emu.lagcount`.
+    pub fn lag_frames(&self) -> u64 {
+        self.lag_frames
+    }
+
+    /// Whether the last frame `run_frame` ran was a lag frame (Lua's `emu.lagged`).
+    pub fn lagged(&self) -> bool {
+        self.last_frame_lagged
+    }
+
+    /// Start counting lag frames from zero again (FCEUX does this when a movie starts).
+    pub fn reset_lag_frames(&mut self) {
+        self.lag_frames = 0;
+        self.last_frame_lagged = false;
     }
 
     /// Execute one CPU instruction (or interrupt sequence), keeping all chips in step. DMA
@@ -108,9 +143,13 @@ impl Nes {
             self.bus.controllers[0].held(),
             self.bus.controllers[1].held(),
         ];
+        let lag_frames = self.lag_frames;
         *self = Nes::new(cart);
         self.set_buttons(0, held[0]);
         self.set_buttons(1, held[1]);
+        // The lag count belongs to the session (a movie's power command does not clear it in
+        // FCEUX), not to the console's power.
+        self.lag_frames = lag_frames;
     }
 
     /// The buttons held on controller `port` (0 or 1) from now on. Other ports are ignored.
@@ -218,5 +257,111 @@ impl Nes {
     /// One nestest.log-format line describing the instruction about to execute.
     pub fn trace_line(&self) -> String {
         trace::format_line(&self.cpu, &self.bus)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An NROM image (32 KiB PRG, 8 KiB CHR) with `main` at $8000 and `nmi` at $8100.
+    fn rom(main: &[u8], nmi: &[u8]) -> Vec<u8> {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        let mut prg = vec![0xEA; 0x8000];
+        prg[..main.len()].copy_from_slice(main);
+        prg[0x100..0x100 + nmi.len()].copy_from_slice(nmi);
+        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
+        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        prg[0x7FFE..0x8000].copy_from_slice(&0x8100u16.to_le_bytes());
+        image.extend_from_slice(&prg);
+        image.extend_from_slice(&[0; 0x2000]);
+        image
+    }
+
+    /// Main loop: keep NMI enabled (writes during the PPU's warm-up are ignored, so repeat).
+    const ENABLE_NMI_LOOP: [u8; 8] = [0xA9, 0x80, 0x8D, 0x00, 0x20, 0x4C, 0x00, 0x80];
+
+    /// NMI: count NMIs at $00 and read $4016 only when the new count is odd.
+    const READ_ON_ODD_NMI: [u8; 12] = [
+        0xE6, 0x00, // INC $00
+        0xA5, 0x00, // LDA $00
+        0x29, 0x01, // AND #1
+        0xF0, 0x03, // BEQ +3
+        0xAD, 0x16, 0x40, // LDA $4016
+        0x40, // RTI
+    ];
+
+    #[test]
+    fn a_frame_without_a_controller_read_is_a_lag_frame() {
+        let mut nes = Nes::from_ines(&rom(&ENABLE_NMI_LOOP, &READ_ON_ODD_NMI)).unwrap();
+        let mut expected_lag = 0;
+        let (mut saw_lag, mut saw_read) = (false, false);
+        for _ in 0..20 {
+            let before = nes.peek(0x0000);
+            nes.run_frame();
+            let after = nes.peek(0x0000);
+            // At most one NMI per frame; it read the pad iff it made the count odd.
+            // The pad was read iff one of this frame's NMIs made the count odd.
+            let read = (u16::from(before) + 1..=u16::from(after)).any(|count| count % 2 == 1);
+            assert_eq!(nes.lagged(), !read, "frame {}", nes.frame_count());
+            assert_eq!(nes.take_controller_read(), read);
+            expected_lag += u64::from(!read);
+            saw_lag |= !read;
+            saw_read |= read;
+        }
+        assert!(
+            saw_lag && saw_read,
+            "the program both reads and skips reads"
+        );
+        assert_eq!(nes.lag_frames(), expected_lag);
+        assert!(
+            (9..=12).contains(&expected_lag),
+            "about every other frame lags"
+        );
+    }
+
+    #[test]
+    fn lag_count_survives_power_and_can_be_reset() {
+        // JMP $8000 forever: never reads a controller.
+        let mut nes = Nes::from_ines(&rom(&[0x4C, 0x00, 0x80], &[0x40])).unwrap();
+        for _ in 0..5 {
+            nes.run_frame();
+        }
+        assert_eq!(nes.lag_frames(), 5);
+        assert!(nes.lagged());
+        nes.power_cycle();
+        nes.run_frame();
+        assert_eq!(nes.lag_frames(), 6);
+        nes.reset_lag_frames();
+        assert_eq!(nes.lag_frames(), 0);
+        assert!(!nes.lagged());
+    }
+
+    #[test]
+    fn a_game_polling_every_frame_never_lags() {
+        // LDA $4016; JMP $8000.
+        let main = [0xAD, 0x16, 0x40, 0x4C, 0x00, 0x80];
+        let mut nes = Nes::from_ines(&rom(&main, &[0x40])).unwrap();
+        for _ in 0..5 {
+            nes.run_frame();
+            assert!(!nes.lagged());
+        }
+        assert_eq!(nes.lag_frames(), 0);
+    }
+
+    #[test]
+    fn reads_outside_run_frame_still_reach_take_controller_read() {
+        // LDA $4016 once, then JMP $8003 forever.
+        let main = [0xAD, 0x16, 0x40, 0x4C, 0x03, 0x80];
+        let mut nes = Nes::from_ines(&rom(&main, &[0x40])).unwrap();
+        nes.step_instruction(); // the read, outside any run_frame
+        nes.run_frame();
+        assert!(nes.lagged(), "no read happened during the frame");
+        assert!(
+            nes.take_controller_read(),
+            "the earlier read is still reported"
+        );
+        assert!(!nes.take_controller_read());
     }
 }

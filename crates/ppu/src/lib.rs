@@ -105,6 +105,16 @@ pub struct Ppu {
     /// pixel path uses it: 0-15 background cells (colour 0 of any palette is the backdrop),
     /// 16-31 sprite colours. Refreshed on palette and `$2001` writes.
     colour_cache: [u16; 32],
+    /// A `$2001` write reaches the rendering logic a few dots late (NESdev wiki "PPU
+    /// registers"; AccuracyCoin "BG Serial In" measures 2-5 dots): the value waits here for
+    /// `mask_delay` more dots (0 = nothing pending).
+    pending_mask: u8,
+    mask_delay: u8,
+    /// The last value a rendering fetch read.
+    last_fetch: u8,
+    /// A `$2007` read during rendering fills the read buffer this many dots later (0 = none
+    /// pending), with whatever the rendering fetch has on the bus then.
+    buffer_fill_delay: u8,
     vblank: bool,
     sprite_zero_hit: bool,
     sprite_overflow: bool,
@@ -188,6 +198,10 @@ impl Ppu {
             colour_mask: 0x3F,
             emphasis_bits: 0,
             colour_cache: [0; 32],
+            pending_mask: 0,
+            mask_delay: 0,
+            last_fetch: 0,
+            buffer_fill_delay: 0,
             vblank: false,
             sprite_zero_hit: false,
             sprite_overflow: false,
@@ -217,6 +231,7 @@ impl Ppu {
     /// flag, OAM, OAMADDR, v and palette RAM are unchanged. The write warm-up starts again.
     pub fn reset(&mut self) {
         self.ctrl = 0;
+        self.mask_delay = 0;
         self.set_mask(0);
         self.scroll.t = 0;
         self.scroll.fine_x = 0;

@@ -6,6 +6,13 @@ use crate::{ctrl, mask, palette_ram_index, Ppu, PpuBus, VBLANK_SCANLINE};
 /// 600 ms (varies with the console and temperature); 36 NTSC frames is 600 ms.
 pub(crate) const IO_LATCH_DECAY_FRAMES: u64 = 36;
 
+/// Dots between a `$2001` write (made between two dots) and the first dot that sees it: 1
+/// would be the very next dot.
+pub(crate) const MASK_WRITE_DELAY_DOTS: u8 = 4;
+
+/// Dots between a `$2007` read during rendering and the read-buffer fill.
+pub(crate) const DATA_READ_DELAY_DOTS: u8 = 1;
+
 /// The PPU data-bus latch that write-only registers and undriven status bits read back.
 ///
 /// Each bit is a capacitor: driving it with 1 charges it (and restarts its decay timer),
@@ -103,14 +110,12 @@ impl Ppu {
             }
             1 => {
                 if !self.warmup {
-                    let was_rendering = self.rendering_enabled;
-                    self.set_mask(value);
-                    if was_rendering != self.rendering_enabled {
-                        // Evaluation and pixel output (caught up above) resume or stop from
-                        // the next dot.
-                        self.evaluation_cursor = self.dot.max(1);
-                        self.resume_pixels();
+                    if self.mask_delay != 0 {
+                        // A second write before the first landed: the first lands now.
+                        self.apply_mask(self.pending_mask);
                     }
+                    self.pending_mask = value;
+                    self.mask_delay = MASK_WRITE_DELAY_DOTS;
                 }
             }
             2 => {}
@@ -129,6 +134,24 @@ impl Ppu {
                 }
             }
             _ => self.write_data(value, bus),
+        }
+    }
+
+    /// A `$2001` value reaching the rendering logic (after `MASK_WRITE_DELAY_DOTS`).
+    pub(crate) fn apply_mask(&mut self, value: u8) {
+        self.mask_delay = 0;
+        self.catch_up();
+        let was_rendering = self.rendering_enabled;
+        self.set_mask(value);
+        if was_rendering != self.rendering_enabled {
+            // Evaluation and pixel output (caught up above) resume or stop from the next dot.
+            self.evaluation_cursor = self.dot.max(1);
+            self.resume_pixels();
+            if self.rendering_enabled {
+                self.thaw_sprite_units();
+            } else {
+                self.freeze_sprite_units();
+            }
         }
     }
 
@@ -212,7 +235,14 @@ impl Ppu {
             value
         } else {
             let value = self.read_buffer;
-            self.read_buffer = bus.read(vram_addr);
+            if self.rendering_active() {
+                // The PPU DATA state machine reads a few dots after the CPU read, on a bus the
+                // rendering fetches own: the buffer gets what they read then (AccuracyCoin
+                // "$2007 Stress Test").
+                self.buffer_fill_delay = DATA_READ_DELAY_DOTS;
+            } else {
+                self.read_buffer = bus.read(vram_addr);
+            }
             self.io_latch.refresh(now, value, 0xFF);
             value
         };
@@ -253,7 +283,7 @@ impl Ppu {
 #[cfg(test)]
 mod tests {
     use super::IO_LATCH_DECAY_FRAMES;
-    use crate::test_support::{run_to, FlatBus};
+    use crate::test_support::{run_dots, run_to, FlatBus};
     use crate::Ppu;
 
     fn ready() -> (Ppu, FlatBus) {
@@ -340,7 +370,27 @@ mod tests {
         ppu.write_register(0x2007, 0x2A, &mut bus);
         set_addr(&mut ppu, &mut bus, 0x3F02);
         ppu.write_register(0x2001, 0xC1, &mut bus); // greyscale; latch = $C1
+        // The $2001 value takes a few dots to arrive.
+        run_dots(&mut ppu, &mut bus, u32::from(super::MASK_WRITE_DELAY_DOTS));
         assert_eq!(ppu.read_register(0x2007, &mut bus), 0xC0 | 0x20);
+    }
+
+    #[test]
+    fn mask_writes_reach_the_renderer_after_a_delay() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        for _ in 1..super::MASK_WRITE_DELAY_DOTS {
+            ppu.tick(&mut bus);
+            assert!(!ppu.rendering_enabled(), "still the old value");
+        }
+        ppu.tick(&mut bus);
+        assert!(ppu.rendering_enabled());
+        // A second write before the first lands: the first lands at once.
+        ppu.write_register(0x2001, 0x10, &mut bus);
+        ppu.write_register(0x2001, 0x00, &mut bus);
+        assert_eq!(ppu.mask, 0x10);
+        run_dots(&mut ppu, &mut bus, u32::from(super::MASK_WRITE_DELAY_DOTS));
+        assert_eq!(ppu.mask, 0x00);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::sprites::{SPRITE_BEHIND_BACKGROUND, SPRITE_PALETTE_INDEX, SPRITE_ZERO};
 use crate::{
-    palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
+    mask, palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
     SCANLINES_PER_FRAME, VBLANK_SCANLINE,
 };
 
@@ -31,7 +31,8 @@ mod action {
     pub const PIXEL_INCREMENT_X: u8 = 7;
     /// Dot 256: last pixel, coarse X and Y increments, end of sprite evaluation.
     pub const LAST_PIXEL: u8 = 8;
-    /// Dot 257: hori(v) = hori(t), first sprite slot's garbage nametable fetch.
+    /// Dot 257: last shift and reload, hori(v) = hori(t), first sprite slot's garbage
+    /// nametable fetch.
     pub const SPRITE_START: u8 = 9;
     /// Sprite fetch dots (offset within the 8-dot slot in brackets).
     pub const SPRITE_NAMETABLE: u8 = 10; // [0], [2]
@@ -111,6 +112,9 @@ impl Ppu {
     /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one.
     #[inline]
     pub fn tick<B: PpuBus>(&mut self, bus: &mut B) {
+        if self.mask_delay | self.buffer_fill_delay != 0 {
+            self.run_delayed_effects();
+        }
         let line = self.scanline;
         if line < POST_RENDER_SCANLINE {
             if self.rendering_enabled {
@@ -128,6 +132,23 @@ impl Ppu {
         self.advance();
     }
 
+    /// Register effects that land a few dots after the CPU access.
+    #[cold]
+    fn run_delayed_effects(&mut self) {
+        if self.mask_delay != 0 {
+            self.mask_delay -= 1;
+            if self.mask_delay == 0 {
+                self.apply_mask(self.pending_mask);
+            }
+        }
+        if self.buffer_fill_delay != 0 {
+            self.buffer_fill_delay -= 1;
+            if self.buffer_fill_delay == 0 {
+                self.read_buffer = self.last_fetch;
+            }
+        }
+    }
+
     /// A pre-render line dot: the status flags clear at dot 1, the odd-frame skip is decided
     /// at dot 338, and with rendering on it fetches like a visible line.
     #[inline(always)]
@@ -140,12 +161,19 @@ impl Ppu {
             self.sprite_overflow = false;
             self.warmup = false;
         } else if self.dot == ODD_FRAME_SKIP_SAMPLE_DOT {
-            self.skip_idle_dot = self.odd_frame && self.rendering_enabled;
+            // The latest `$2001` value counts even if it has not reached the rendering
+            // logic yet: this sample point already accounts for that delay.
+            let latest_mask = if self.mask_delay != 0 {
+                self.pending_mask
+            } else {
+                self.mask
+            };
+            self.skip_idle_dot = self.odd_frame && latest_mask & mask::RENDERING != 0;
         }
         if self.rendering_enabled {
             self.rendering_dot::<B, false>(bus);
-        } else if self.dot == 257 {
-            self.sprite_line.clear();
+        } else if self.dot == 339 {
+            self.blanked_dot_339();
         }
     }
 
@@ -187,8 +215,8 @@ impl Ppu {
             let v = self.scroll.v & 0x3FFF;
             let index = if v >= 0x3F00 { palette_ram_index(v) } else { 0 };
             self.write_pixel(usize::from(dot - 1), self.palette_ram[index]);
-        } else if dot == 257 {
-            self.sprite_line.clear();
+        } else if dot == 339 {
+            self.blanked_dot_339();
         }
     }
 
@@ -241,11 +269,20 @@ impl Ppu {
                 self.scroll.increment_y();
             }
             SPRITE_START => {
-                self.scroll.copy_horizontal();
+                // The shifters' last clock and reload of the line (NESdev wiki "PPU
+                // rendering": shifts on 2-257, reloads on 9, 17, ..., 257). Only visible
+                // when rendering is then switched off: the stale tile stays in the shifters
+                // (AccuracyCoin "Stale BG Shift Registers").
+                self.background.shift();
+                self.background.reload();
                 self.sprite_line.clear();
+                self.sprite_units_finish_line();
                 // OAMADDR is held at 0 during the sprite fetches.
                 self.oam_addr = 0;
+                // The garbage nametable fetch still uses v from before the horizontal copy
+                // (AccuracyCoin "$2007 Stress Test" notes).
                 self.sprite_fetch_dot(bus, dot);
+                self.scroll.copy_horizontal();
             }
             SPRITE_NAMETABLE | SPRITE_OAM | SPRITE_PATTERN_LOW | SPRITE_PATTERN_HIGH
             | SPRITE_IDLE => {
@@ -294,11 +331,12 @@ impl Ppu {
                 self.background.reload();
                 self.oam_bus = self.secondary_oam[0];
                 // Two unused nametable fetches (MMC5 counts them to detect scanlines).
-                bus.read(self.scroll.nametable_addr());
+                self.fetch(bus, self.scroll.nametable_addr());
             }
             END_NAMETABLE => {
+                self.start_sprite_counters();
                 self.oam_bus = self.secondary_oam[0];
-                bus.read(self.scroll.nametable_addr());
+                self.fetch(bus, self.scroll.nametable_addr());
             }
             _ => self.oam_bus = self.secondary_oam[0],
         }
@@ -344,50 +382,70 @@ impl Ppu {
             return;
         }
         self.pixel_x = end_x;
-        let fine_x = u32::from(self.scroll.fine_x & 7);
+        // At most 7 shifts after the snapshot (a reload takes a new one) and fine X is at
+        // most 7: every pixel's cell is one of the 16 the snapshot holds.
+        let first_cell = u32::from(self.scroll.fine_x & 7)
+            + u32::from(start_x.wrapping_sub(self.tile_base_x) & 7);
+        let mut cells = self.tile_cells << (4 * first_cell);
         let row_start = usize::from(self.scanline) * FRAME_WIDTH;
-        let Some(row) = self.frame.get_mut(row_start..row_start + FRAME_WIDTH) else {
+        let (start, end) = (usize::from(start_x), usize::from(end_x).min(FRAME_WIDTH));
+        let Some(row) = self.frame.get_mut(row_start + start..row_start + end) else {
             return;
         };
-        for x in start_x..end_x {
-            // At most 7 shifts after the snapshot (a reload takes a new one), and fine X is
-            // at most 7: the cell is always one of the 16 held.
-            let shifts = u32::from(x.wrapping_sub(self.tile_base_x) & 7);
-            let cell_index = fine_x + shifts;
-            let cell = (self.tile_cells >> (60 - 4 * cell_index)) as u8 & 0x0F;
-            let xi = usize::from(x);
-            let background = if xi >= self.background_min_x && cell & 3 != 0 {
+        let background_min_x = self.background_min_x;
+        if !self.sprite_line.occupied {
+            // No sprite on this line: the colour cache maps every transparent cell to the
+            // backdrop, so each pixel is one lookup. Left-clipped pixels show the backdrop.
+            if start >= background_min_x {
+                if let Ok(tile) = <&mut [u16; 8]>::try_from(&mut *row) {
+                    // The common case, a whole unclipped tile: straight-line code.
+                    for (column, pixel) in tile.iter_mut().enumerate() {
+                        let cell = (cells >> (60 - 4 * column)) as usize & 0x0F;
+                        *pixel = self.colour_cache[cell];
+                    }
+                    return;
+                }
+            }
+            let clipped = background_min_x.clamp(start, end) - start;
+            let (left, rest) = row.split_at_mut(clipped);
+            left.fill(self.colour_cache[0]);
+            cells <<= 4 * (clipped as u32 & 15);
+            for pixel in rest {
+                *pixel = self.colour_cache[(cells >> 60) as usize & 0x0F];
+                cells <<= 4;
+            }
+            return;
+        }
+        let sprite_min_x = self.sprite_min_x;
+        for (x, pixel) in (start..end).zip(row.iter_mut()) {
+            let cell = (cells >> 60) as u8;
+            cells <<= 4;
+            let background = if x >= background_min_x && cell & 3 != 0 {
                 cell
             } else {
                 0
             };
-            let index = if !self.sprite_line.occupied {
-                background
+            let sprite = if x >= sprite_min_x {
+                self.sprite_line.pixels[x & 0xFF]
             } else {
-                let sprite = if xi >= self.sprite_min_x {
-                    self.sprite_line.pixels[xi & 0xFF]
-                } else {
-                    0
-                };
-                if sprite == 0 {
+                0
+            };
+            let index = if sprite == 0 {
+                background
+            } else if background == 0 {
+                sprite
+            } else {
+                // Both opaque: the only case that can hit sprite 0 (never at x = 255).
+                if sprite & SPRITE_ZERO != 0 && x != 255 {
+                    self.sprite_zero_hit = true;
+                }
+                if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
                     background
-                } else if background == 0 {
-                    sprite
                 } else {
-                    // Both opaque: the only case that can hit sprite 0 (never at x = 255).
-                    if sprite & SPRITE_ZERO != 0 && xi != 255 {
-                        self.sprite_zero_hit = true;
-                    }
-                    if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
-                        background
-                    } else {
-                        sprite
-                    }
+                    sprite
                 }
             };
-            if let Some(pixel) = row.get_mut(xi) {
-                *pixel = self.colour_cache[usize::from(index & SPRITE_PALETTE_INDEX)];
-            }
+            *pixel = self.colour_cache[usize::from(index & SPRITE_PALETTE_INDEX)];
         }
     }
 

@@ -5,7 +5,7 @@
 //! 256-entry line buffer as each one's high pattern byte arrives, lower OAM index first and
 //! never over an opaque pixel (the first opaque sprite wins, whatever its priority bit).
 
-use crate::{ctrl, Ppu, PpuBus};
+use crate::{ctrl, Ppu, PpuBus, POST_RENDER_SCANLINE, SCANLINES_PER_FRAME};
 
 /// Line-buffer cell flags. A cell is 0 when no sprite covers the pixel; otherwise bits 0-4
 /// are the palette RAM index ($10-$1F).
@@ -20,6 +20,62 @@ const ATTR_BEHIND_BACKGROUND: u8 = 0x20;
 const ATTR_FLIP_HORIZONTAL: u8 = 0x40;
 const ATTR_FLIP_VERTICAL: u8 = 0x80;
 
+/// One of the eight sprite output units as loaded by the fetches at dots 257-320: pattern
+/// bytes (already flipped), line-buffer flags, the X down-counter and how many pixels the
+/// shifters have already sent out. The line buffer below is what these units produce while
+/// rendering runs without a break; the unit state is only consulted (and brought up to date)
+/// when rendering is switched off and on mid-frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpriteUnit {
+    low: u8,
+    high: u8,
+    flags: u8,
+    counter: u16,
+    shifted: u8,
+    /// The counter's mode: counting down (set on dot 339 while rendering) or halted, i.e.
+    /// the shifters send out the pattern (reached when the count ends).
+    counting: bool,
+}
+
+impl SpriteUnit {
+    /// Advances the unit over `pixels` output dots with rendering on: a counting unit runs
+    /// its counter down first, then the shifters send out the pattern.
+    fn advance(&mut self, pixels: u16) {
+        let shifting = if !self.counting {
+            pixels
+        } else if self.counter >= pixels {
+            self.counter -= pixels;
+            return;
+        } else {
+            let rest = pixels - self.counter;
+            self.counter = 0;
+            self.counting = false;
+            rest
+        };
+        self.shifted = (u16::from(self.shifted) + shifting).min(8) as u8;
+    }
+
+    /// `pixels` visible dots of forced blanking: the counter keeps counting (AccuracyCoin
+    /// "Stale Sprite Shift Regs" 2) but the shifters stand still.
+    fn count_blanked(&mut self, pixels: u16) {
+        if self.counting {
+            self.counter = self.counter.saturating_sub(pixels);
+            if self.counter == 0 {
+                self.counting = false;
+            }
+        }
+    }
+
+    /// Column (from the first rendered pixel `x`) where the unit's next pixel appears.
+    fn next_column(&self, x: usize) -> usize {
+        if self.counting {
+            x + usize::from(self.counter)
+        } else {
+            x
+        }
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct SpriteLine {
     pub pixels: [u8; 256],
@@ -28,6 +84,11 @@ pub(crate) struct SpriteLine {
     /// Pattern address of the slot being fetched, set at its low-byte fetch.
     pattern_addr: u16,
     pattern_low: u8,
+    pub units: [SpriteUnit; 8],
+    /// The pixel x (of the line the units are for) at which the unit state is current.
+    pub units_x: u16,
+    /// Where rendering was switched off: scanline and pixel x, while it stays off.
+    pub frozen_at: Option<(u16, u16)>,
 }
 
 impl Default for SpriteLine {
@@ -37,6 +98,9 @@ impl Default for SpriteLine {
             occupied: false,
             pattern_addr: 0,
             pattern_low: 0,
+            units: [SpriteUnit::default(); 8],
+            units_x: 0,
+            frozen_at: None,
         }
     }
 }
@@ -65,24 +129,29 @@ impl Ppu {
         match offset & 7 {
             0 => {
                 self.oam_bus = self.secondary_oam[base];
-                bus.read(self.scroll.nametable_addr());
+                self.fetch(bus, self.scroll.nametable_addr());
             }
             1 => self.oam_bus = self.secondary_oam[base + 1],
             2 => {
                 self.oam_bus = self.secondary_oam[base + 2];
-                bus.read(self.scroll.nametable_addr());
+                self.fetch(bus, self.scroll.nametable_addr());
             }
             3 => self.oam_bus = self.secondary_oam[base + 3],
             4 => {
                 let addr = self.sprite_pattern_addr(base);
                 self.sprite_line.pattern_addr = addr;
-                self.sprite_line.pattern_low = bus.read(addr);
+                self.sprite_line.pattern_low = self.fetch(bus, addr);
             }
             6 => {
-                let high = bus.read(self.sprite_line.pattern_addr | 8);
-                if slot < usize::from(self.evaluation.sprite_count) && self.slot_in_range(base) {
-                    self.draw_sprite(slot, self.sprite_line.pattern_low, high);
-                }
+                let high = self.fetch(bus, self.sprite_line.pattern_addr | 8);
+                let (low, high) =
+                    if slot < usize::from(self.evaluation.sprite_count) && self.slot_in_range(base) {
+                        (self.sprite_line.pattern_low, high)
+                    } else {
+                        // Unused slots and out-of-range rows load a transparent pattern.
+                        (0, 0)
+                    };
+                self.load_sprite_unit(slot, low, high);
             }
             _ => {}
         }
@@ -129,18 +198,17 @@ impl Ppu {
         }
     }
 
-    fn draw_sprite(&mut self, slot: usize, low: u8, high: u8) {
+    /// Loads output unit `slot` from its fetched pattern bytes and secondary OAM, and draws it
+    /// into the line buffer for the next line.
+    fn load_sprite_unit(&mut self, slot: usize, low: u8, high: u8) {
         let base = slot * 4;
         let attributes = self.secondary_oam[base + 2];
-        let x = usize::from(self.secondary_oam[base + 3]);
+        let x = self.secondary_oam[base + 3];
         let (low, high) = if attributes & ATTR_FLIP_HORIZONTAL != 0 {
             (low.reverse_bits(), high.reverse_bits())
         } else {
             (low, high)
         };
-        if low | high == 0 {
-            return;
-        }
         let mut flags = SPRITE_OPAQUE | ((attributes & ATTR_PALETTE) << 2);
         if attributes & ATTR_BEHIND_BACKGROUND != 0 {
             flags |= SPRITE_BEHIND_BACKGROUND;
@@ -148,21 +216,138 @@ impl Ppu {
         if slot == 0 && self.evaluation.sprite_zero_in_line {
             flags |= SPRITE_ZERO;
         }
-        // Sprites do not wrap: columns past x=255 are simply not shown.
+        if let Some(stored) = self.sprite_line.units.get_mut(slot) {
+            // The fetch reloads the counter but not its mode: that is set on dot 339.
+            *stored = SpriteUnit {
+                low,
+                high,
+                flags,
+                counter: u16::from(x),
+                shifted: 0,
+                counting: stored.counting,
+            };
+        }
+        self.sprite_line.units_x = 0;
+        let unit = self.sprite_line.units[slot & 7];
+        // The line buffer assumes rendering stays on through dot 339 (the unit counts from
+        // X); if it does not, re-enabling rendering redraws the buffer from the units.
+        self.draw_unit(unit, usize::from(x));
+    }
+
+    /// Draws the pixels `unit` still has to send out into the line buffer from column `x`,
+    /// never over an opaque pixel of a lower-numbered unit. Columns past 255 are not shown.
+    fn draw_unit(&mut self, unit: SpriteUnit, x: usize) {
+        if unit.low | unit.high == 0 || unit.shifted >= 8 {
+            return;
+        }
+        let (low, high) = (unit.low << unit.shifted, unit.high << unit.shifted);
+        let remaining = usize::from(8 - unit.shifted);
         for (column, cell) in self
             .sprite_line
             .pixels
             .iter_mut()
             .skip(x)
-            .take(8)
+            .take(remaining)
             .enumerate()
         {
             let bit = 7 - column;
             let pixel = ((low >> bit) & 1) | (((high >> bit) & 1) << 1);
             if pixel != 0 && *cell == 0 {
-                *cell = flags | pixel;
+                *cell = unit.flags | pixel;
             }
         }
         self.sprite_line.occupied = true;
+    }
+
+    /// Dot 257 with rendering on: the units have sent out the whole line; the ones the fetches
+    /// below do not reload (rendering switched off during them) keep what is left, for the
+    /// next line. The shifters do not clock in HBlank.
+    pub(crate) fn sprite_units_finish_line(&mut self) {
+        let consumed = 256u16.saturating_sub(self.sprite_line.units_x);
+        for unit in &mut self.sprite_line.units {
+            unit.advance(consumed);
+        }
+        self.sprite_line.units_x = 0;
+    }
+
+    /// Rendering was just switched off (the pipeline is caught up to `self.dot`): the sprite
+    /// units keep their state, brought up to the pixel reached on this line.
+    pub(crate) fn freeze_sprite_units(&mut self) {
+        let (line, x) = if self.scanline < POST_RENDER_SCANLINE && self.dot <= 256 {
+            (self.scanline, self.dot.saturating_sub(1))
+        } else {
+            // In HBlank or outside the picture: the units hold the next line's sprites.
+            (self.next_line(), 0)
+        };
+        let consumed = x.saturating_sub(self.sprite_line.units_x);
+        for unit in &mut self.sprite_line.units {
+            unit.advance(consumed);
+        }
+        self.sprite_line.units_x = x;
+        self.sprite_line.frozen_at = Some((line, x));
+    }
+
+    /// Dot 339 with rendering on: every unit's counter starts counting.
+    pub(crate) fn start_sprite_counters(&mut self) {
+        for unit in &mut self.sprite_line.units {
+            unit.counting = true;
+        }
+    }
+
+    /// Dot 339 with rendering off: the counter modes stay as they are (usually halted, so a
+    /// loaded sprite is drawn as soon as rendering resumes: AccuracyCoin "Stale BG Shift
+    /// Registers" 4). The rest of this line's blanked dots are counted.
+    pub(crate) fn blanked_dot_339(&mut self) {
+        if let Some((line, x)) = self.sprite_line.frozen_at {
+            if line == self.scanline {
+                let rest = 256u16.saturating_sub(x);
+                for unit in &mut self.sprite_line.units {
+                    unit.count_blanked(rest);
+                }
+                self.sprite_line.frozen_at = Some((self.next_line(), 0));
+                self.sprite_line.units_x = 0;
+            }
+        }
+    }
+
+    /// Rendering was just switched on. While it was off the counters kept counting on the
+    /// visible dots but the shifters stood still (AccuracyCoin "Stale Sprite Shift Regs"),
+    /// and nothing was fetched: the line buffer is redrawn from the units, from the current
+    /// pixel on a visible line, else for the whole next line.
+    pub(crate) fn thaw_sprite_units(&mut self) {
+        let Some((frozen_line, frozen_x)) = self.sprite_line.frozen_at.take() else {
+            return;
+        };
+        let (line, x) = if self.scanline < POST_RENDER_SCANLINE && self.dot <= 256 {
+            (self.scanline, self.dot.saturating_sub(1))
+        } else {
+            (self.next_line(), 0)
+        };
+        let counted = if line == frozen_line {
+            x.saturating_sub(frozen_x)
+        } else {
+            x
+        };
+        for unit in &mut self.sprite_line.units {
+            unit.count_blanked(counted);
+        }
+        self.sprite_line.units_x = x;
+        let start = usize::from(x);
+        if let Some(rest) = self.sprite_line.pixels.get_mut(start..) {
+            rest.fill(0);
+        }
+        for slot in 0..8 {
+            let unit = self.sprite_line.units[slot];
+            self.draw_unit(unit, unit.next_column(start));
+        }
+    }
+
+    /// The scanline after the current one.
+    fn next_line(&self) -> u16 {
+        if self.scanline + 1 >= SCANLINES_PER_FRAME {
+            0
+        } else {
+            self.scanline + 1
+        }
     }
 }

@@ -14,7 +14,6 @@
 //! is 0; the older revision A only when it has just become 0 (from a decrement or from a
 //! requested reload), so a latch of 0 gives a single IRQ rather than one per clock.
 
-use super::A12Clock;
 use crate::header::{Mirroring, RomInfo};
 use crate::memory::Memory;
 
@@ -34,9 +33,6 @@ pub enum Mmc3Revision {
 /// background uses $1000; blargg's mmc3_test_2 "4-scanline_timing" checks it. The gaps between
 /// sprite pattern fetches are shorter still (4 dots), and a line's real low period is 60+ dots.
 const A12_LOW_MIN_CPU_CYCLES: u64 = 4;
-/// The same filter counted in PPU fetches (2 dots each while rendering): the 9-dot gap above
-/// holds 4 fetches.
-const A12_LOW_MIN_PPU_ACCESSES: u64 = 5;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Mmc3 {
@@ -52,8 +48,8 @@ pub(crate) struct Mmc3 {
     irq_pending: bool,
     revision: Mmc3Revision,
     a12_high: bool,
-    /// The clock when A12 last went low.
-    a12_low_since: A12Clock,
+    /// The CPU cycle on which A12 last went low.
+    a12_low_since: u64,
 }
 
 impl Mmc3 {
@@ -73,7 +69,7 @@ impl Mmc3 {
             irq_pending: false,
             revision: Mmc3Revision::B,
             a12_high: false,
-            a12_low_since: A12Clock::default(),
+            a12_low_since: 0,
         };
         mmc3.apply_prg(mem);
         mmc3.apply_chr(mem);
@@ -132,27 +128,20 @@ impl Mmc3 {
         }
     }
 
-    /// The PPU drove `addr` at time `clock`: a rise of A12 after a long enough low period
-    /// clocks the counter.
+    /// The PPU drove `addr` during CPU cycle `cpu_cycle`: a rise of A12 after a long enough
+    /// low period clocks the counter.
     #[inline]
-    pub fn observe_ppu_address(&mut self, addr: u16, clock: &A12Clock) {
+    pub fn observe_ppu_address(&mut self, addr: u16, cpu_cycle: u64) {
         let high = addr & 0x1000 != 0;
         if high == self.a12_high {
             return;
         }
         self.a12_high = high;
         if !high {
-            self.a12_low_since = *clock;
+            self.a12_low_since = cpu_cycle;
             return;
         }
-        let since = &self.a12_low_since;
-        let long_enough = if clock.exact {
-            clock.cpu_cycle.wrapping_sub(since.cpu_cycle) >= A12_LOW_MIN_CPU_CYCLES
-        } else {
-            clock.cpu_accesses.wrapping_sub(since.cpu_accesses) >= A12_LOW_MIN_CPU_CYCLES
-                || clock.ppu_accesses.wrapping_sub(since.ppu_accesses) >= A12_LOW_MIN_PPU_ACCESSES
-        };
-        if long_enough {
+        if cpu_cycle.wrapping_sub(self.a12_low_since) >= A12_LOW_MIN_CPU_CYCLES {
             self.clock_counter();
         }
     }
@@ -391,38 +380,6 @@ mod tests {
         assert!(!c.irq_line(), "3 CPU cycles low: filtered");
         pulse(&mut c, 200, 4);
         assert!(c.irq_line(), "4 CPU cycles low: clocked (latch 0 -> IRQ)");
-    }
-
-    #[test]
-    fn without_a_cpu_clock_the_filter_counts_accesses() {
-        let mut c = cart(4, 0, 8, 16);
-        c.cpu_write(0xC000, 0, 0);
-        c.cpu_write(0xE001, 0, 0);
-        c.ppu_read(0x1000);
-        c.cpu_write(0xE000, 0, 0);
-        c.cpu_write(0xE001, 0, 0);
-        // Rendering: 4 low fetches (the 9-dot gap) do not count, 5 do.
-        for low_fetches in [2, 4] {
-            for _ in 0..low_fetches {
-                c.ppu_read(0x2000);
-            }
-            c.ppu_read(0x1000);
-            assert!(!c.irq_line(), "{low_fetches} low fetches: filtered");
-        }
-        for _ in 0..5 {
-            c.ppu_read(0x2000);
-        }
-        c.ppu_read(0x1000);
-        assert!(c.irq_line());
-        // Rendering off, $2006 toggles: the CPU's own ROM fetches in between measure the time.
-        c.cpu_write(0xE000, 0, 0);
-        c.cpu_write(0xE001, 0, 0);
-        c.ppu_address_changed(0x0000);
-        for _ in 0..4 {
-            c.cpu_read(0x8000);
-        }
-        c.ppu_address_changed(0x1000);
-        assert!(c.irq_line());
     }
 
     #[test]

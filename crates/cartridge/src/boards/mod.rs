@@ -14,18 +14,6 @@ mod uxrom;
 
 pub use mmc3::Mmc3Revision;
 
-/// Time as the cartridge sees it, for filters that measure how long PPU A12 stayed low.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct A12Clock {
-    /// CPU cycle number from the console (valid when `exact`).
-    pub cpu_cycle: u64,
-    pub exact: bool,
-    /// CPU accesses to cartridge space: at most one per CPU cycle, so deltas never overestimate.
-    pub cpu_accesses: u64,
-    /// PPU accesses seen by an A12-watching board: one per 2 dots while rendering.
-    pub ppu_accesses: u64,
-}
-
 use crate::error::CartridgeError;
 use crate::header::RomInfo;
 use crate::memory::Memory;
@@ -117,10 +105,10 @@ impl Board {
 
     /// The PPU put `addr` on its bus.
     #[inline]
-    pub fn ppu_address_changed(&mut self, mem: &mut Memory, addr: u16, clock: &A12Clock) {
+    pub fn ppu_address_changed(&mut self, mem: &mut Memory, addr: u16, cpu_cycle: u64) {
         match self {
             Board::Mmc1(b) => b.ppu_address_changed(mem, addr),
-            Board::Mmc3(b) => b.observe_ppu_address(addr, clock),
+            Board::Mmc3(b) => b.observe_ppu_address(addr, cpu_cycle),
             _ => {}
         }
     }

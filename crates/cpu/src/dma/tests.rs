@@ -224,18 +224,20 @@ fn withdrawn_dmc_request_aborts_the_fetch() {
     );
     assert!(bus.dmc_fetched.is_empty());
 
-    // Withdrawn after the dummy cycle: two cycles spent, no fetch.
+    // Withdrawn after the dummy cycle: the fetch is committed and the get still happens
+    // (AccuracyCoin "Explicit DMA Abort": a late $4015 disable costs the whole DMA).
     let mut bus = nop_bus();
     bus.dmc_requests.push(dmc_request(2, Some(4)));
     let mut cpu = cpu_at(0x0200);
     cpu.step(&mut bus);
     cpu.step(&mut bus);
-    assert_eq!(cpu.cycles(), 6);
-    assert!(bus.dmc_fetched.is_empty());
+    assert_eq!(cpu.cycles(), 7);
+    assert_eq!(bus.log[4], R(SAMPLE_ADDRESS, SAMPLE));
+    assert_eq!(bus.dmc_fetched.len(), 1);
 
-    // Withdrawn during an OAM DMA: the OAM DMA is unaffected.
+    // Withdrawn during an OAM DMA before its dummy cycle: the OAM DMA is unaffected.
     let mut bus = oam_bus();
-    bus.dmc_requests.push(dmc_request(100, Some(102)));
+    bus.dmc_requests.push(dmc_request(100, Some(101)));
     let mut cpu = cpu_at(0x0200);
     cpu.a = 3;
     cpu.step(&mut bus);
