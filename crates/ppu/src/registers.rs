@@ -11,7 +11,7 @@ pub(crate) const IO_LATCH_DECAY_FRAMES: u64 = 36;
 pub(crate) const MASK_WRITE_DELAY_DOTS: u8 = 4;
 
 /// Dots between a `$2007` read during rendering and the read-buffer fill.
-pub(crate) const DATA_READ_DELAY_DOTS: u8 = 1;
+pub(crate) const DATA_READ_DELAY_DOTS: u8 = 6;
 
 /// The PPU data-bus latch that write-only registers and undriven status bits read back.
 ///
