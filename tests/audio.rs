@@ -105,3 +105,15 @@ fn silence_when_nothing_plays() {
     assert!(samples.len() > SAMPLE_RATE as usize / 3);
     assert!(samples.iter().all(|s| s.abs() < 1e-3));
 }
+
+#[test]
+fn audio_output_survives_a_power_cycle() {
+    let mut nes = Nes::from_ines(&pulse_rom(253, 2)).unwrap();
+    nes.set_audio_sample_rate(SAMPLE_RATE);
+    nes.run_frame();
+    nes.power_cycle();
+    let mut samples = Vec::new();
+    nes.run_frame();
+    nes.take_audio_samples(&mut samples);
+    assert!(samples.len() > 600, "{} samples after a power cycle", samples.len());
+}

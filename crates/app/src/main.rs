@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::output;
 use nes_app::test_roms::{self, TestRomsArgs};
@@ -189,8 +189,10 @@ enum InputSource {
 impl InputSource {
     fn from_args(input: &RunInput) -> Result<InputSource, String> {
         if let Some(path) = &input.movie {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            // Comments and file names in old movies may be in a legacy 8-bit encoding.
+            let text = String::from_utf8_lossy(&bytes);
             let movie = Movie::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
             return Ok(InputSource::Movie(movie));
         }
@@ -211,19 +213,32 @@ impl InputSource {
         })
     }
 
-    /// The input for frame `frame` (from 1).
-    fn frame(&self, frame: u64) -> MovieFrame {
+    /// The input at boundary `boundary` (from 0, FM2 line `boundary`), which starts frame
+    /// `frame` (from 1). Movies count boundaries; scripted input counts frames.
+    fn input_at(&self, boundary: usize, frame: u64) -> MovieFrame {
         match self {
             InputSource::Released => MovieFrame::default(),
-            InputSource::Movie(movie) => usize::try_from(frame - 1)
-                .ok()
-                .and_then(|index| movie.frames.get(index))
-                .copied()
-                .unwrap_or_default(),
+            InputSource::Movie(movie) => movie.frames.get(boundary).copied().unwrap_or_default(),
             InputSource::Schedule(schedule) => MovieFrame {
                 command: Commands::empty(),
-                pads: [schedule.buttons_for_frame(frame), nes::Buttons::empty()],
+                pads: [schedule.buttons_for_frame(frame), Buttons::empty()],
             },
+        }
+    }
+
+    /// Frames to run when --frames is not given: all of a movie (each line one frame, plus the
+    /// start-up frame that follows power-on and every power command), else 60.
+    fn default_frames(&self) -> u64 {
+        match self {
+            InputSource::Movie(movie) => {
+                let powers = movie
+                    .frames
+                    .iter()
+                    .filter(|f| f.command.contains(Commands::POWER))
+                    .count();
+                (movie.frames.len() + powers) as u64 + 1
+            }
+            _ => 60,
         }
     }
 }
@@ -286,11 +301,7 @@ fn run(
     let source = InputSource::from_args(input)?;
     let (mut nes, image) = load_with_image(rom)?;
     let md5 = rom_md5(&nes, &image);
-    let frames = match (&source, frames) {
-        (_, Some(frames)) => frames,
-        (InputSource::Movie(movie), None) => movie.frames.len() as u64,
-        _ => 60,
-    };
+    let frames = frames.unwrap_or_else(|| source.default_frames());
     match &source {
         InputSource::Movie(movie) => {
             if movie.header.rom_checksum.is_some_and(|sum| sum != md5) {
@@ -326,30 +337,56 @@ fn run(
     let mut recorded = Vec::new();
     let mut ram = [0u8; 0x800];
     let mut ignored_commands = Commands::empty();
-    // Count frames here: a power command restarts the console's own count.
-    for frame in 1..=frames {
-        let frame_input = source.frame(frame);
-        if frame_input.command.contains(Commands::POWER) {
-            nes.power_cycle();
-            if output.wav.is_some() {
-                nes.set_audio_sample_rate(output.sample_rate);
-            }
-        } else if frame_input.command.contains(Commands::SOFT_RESET) {
-            nes.soft_reset();
-        }
-        ignored_commands |= frame_input.command - (Commands::POWER | Commands::SOFT_RESET);
-        nes.set_buttons(0, frame_input.pads[0]);
-        nes.set_buttons(1, frame_input.pads[1]);
+    let wav = output.wav.is_some();
+    let mut run_frame = |nes: &mut Nes, pads: [Buttons; 2]| -> Result<(), String> {
+        nes.set_buttons(0, pads[0]);
+        nes.set_buttons(1, pads[1]);
         nes.run_frame();
-        if input.record.is_some() {
-            recorded.push(frame_input);
-        }
-        if output.wav.is_some() {
+        if wav {
             nes.take_audio_samples(&mut audio);
         }
         if let Some(log) = &mut ram_log {
-            log.append(&nes, &mut ram)?;
+            log.append(nes, &mut ram)?;
         }
+        Ok(())
+    };
+    // FM2 input is per frame *boundary* (scanline 240, where FCEUX starts its frames and the
+    // Lua host latches input). Power-on leaves the PPU at scanline 0, so frame 1 runs from
+    // power-on to the first boundary before any movie line applies: FM2 line k is the input of
+    // frame k + 2. A power command restarts the PPU at scanline 0 and so adds such a start-up
+    // frame again. Frames are counted here because power restarts the console's own count.
+    let mut frame = 0u64;
+    let mut boundary = 0usize;
+    let start_up = source.input_at(usize::MAX, 1);
+    if frames > 0 {
+        if input.record.is_some() && start_up != MovieFrame::default() {
+            eprintln!(
+                "warning: input on frame 1 (before the first frame boundary) cannot be stored in \
+                 an FM2 and is not recorded"
+            );
+        }
+        run_frame(&mut nes, start_up.pads)?;
+        frame += 1;
+    }
+    while frame < frames {
+        let line = source.input_at(boundary, frame + 1);
+        boundary += 1;
+        if input.record.is_some() {
+            recorded.push(line);
+        }
+        ignored_commands |= line.command - (Commands::POWER | Commands::SOFT_RESET);
+        if line.command.contains(Commands::POWER) {
+            nes.power_cycle();
+            run_frame(&mut nes, line.pads)?;
+            frame += 1;
+            if frame == frames {
+                break;
+            }
+        } else if line.command.contains(Commands::SOFT_RESET) {
+            nes.soft_reset();
+        }
+        run_frame(&mut nes, line.pads)?;
+        frame += 1;
     }
     if !ignored_commands.is_empty() {
         eprintln!(
@@ -422,7 +459,7 @@ fn recorded_movie(
         InputSource::Schedule(_) => "scripted input",
     };
     header.comments.push(format!(
-        "author nes {} (recorded from {origin})",
+        "recorded by nes {} from {origin}",
         env!("CARGO_PKG_VERSION")
     ));
     Movie { header, frames }

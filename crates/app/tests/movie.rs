@@ -176,8 +176,9 @@ fn recorded_movie_has_fceux_header_and_the_scheduled_input() {
     assert_eq!(groups, [8, 4, 4, 4, 12], "{}", h.guid);
     assert!(h.guid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()));
 
-    assert_eq!(movie.frames.len(), 20);
-    let pad = |frame: usize| movie.frames[frame - 1].pads[0];
+    // Frame 1 runs from power-on to the first frame boundary: FM2 line k is frame k + 2.
+    assert_eq!(movie.frames.len(), 19);
+    let pad = |frame: usize| movie.frames[frame - 2].pads[0];
     assert_eq!(pad(4), Buttons::empty());
     assert_eq!(pad(5), Buttons::A);
     assert_eq!(pad(6), Buttons::A | Buttons::UP);
@@ -240,9 +241,9 @@ fn a_movie_ends_with_input_released_and_the_run_continues() {
         text.push_str("|0|........|........||\n");
     }
     std::fs::write(&long, &text).unwrap();
-    let short_run = ok(&["run", s(&rom), "--movie", s(&short), "--frames", "20"]);
+    let short_run = ok(&["run", s(&rom), "--movie", s(&short), "--frames", "21"]);
     let long_run = ok(&["run", s(&rom), "--movie", s(&long)]);
-    assert!(short_run.contains("frames: 20"), "{short_run}");
+    assert!(short_run.contains("frames: 21"), "{short_run}");
     assert_eq!(results(&short_run), results(&long_run));
 }
 
@@ -268,13 +269,31 @@ fn movie_reset_and_power_commands_are_applied() {
     let plain_run = ok(&["run", s(&rom), "--movie", s(&plain_path)]);
     let reset_run = ok(&["run", s(&rom), "--movie", s(&reset_path)]);
     let power_run = ok(&["run", s(&rom), "--movie", s(&power_path)]);
-    assert!(reset_run.contains("frames: 12") && power_run.contains("frames: 12"));
+    // A power command is followed by a start-up frame (power-on to the first boundary).
+    assert!(plain_run.contains("frames: 13"), "{plain_run}");
+    assert!(reset_run.contains("frames: 13"), "{reset_run}");
+    assert!(power_run.contains("frames: 14"), "{power_run}");
     // A reset restarts the program (a VBlank wait, then NMIs again) but keeps RAM; a power
     // cycle clears RAM: all three end differently.
     let ram = |out: &str| results(out)[2].to_owned();
     assert_ne!(ram(&plain_run), ram(&reset_run));
     assert_ne!(ram(&plain_run), ram(&power_run));
     assert_ne!(ram(&reset_run), ram(&power_run));
+
+    // Recording a playback with a power command gives back the same lines and the same run.
+    let rerecorded = dir.join("power-again.fm2");
+    let again = ok(&[
+        "run",
+        s(&rom),
+        "--movie",
+        s(&power_path),
+        "--record",
+        s(&rerecorded),
+    ]);
+    assert_eq!(results(&again), results(&power_run));
+    let original = Movie::parse(&movie(2)).unwrap();
+    let copy = Movie::parse(&std::fs::read_to_string(&rerecorded).unwrap()).unwrap();
+    assert_eq!(copy.frames, original.frames);
 }
 
 #[test]
@@ -338,4 +357,30 @@ fn lag_frames_are_counted_and_printed() {
         .parse()
         .unwrap();
     assert!((2..=4).contains(&lag), "{out}");
+}
+
+#[test]
+fn fm2_line_k_is_the_input_of_frame_k_plus_2() {
+    let dir = test_dir("alignment");
+    let rom = write_rom(&dir);
+    // Only line 4 (from 0) holds A.
+    let mut text = "version 3\nport0 1\nport1 1\nport2 0\n".to_owned();
+    for line in 0..8 {
+        text.push_str(if line == 4 {
+            "|0|.......A|........||\n"
+        } else {
+            "|0|........|........||\n"
+        });
+    }
+    let (fm2, log) = (dir.join("align.fm2"), dir.join("align.ram"));
+    std::fs::write(&fm2, text).unwrap();
+    let out = ok(&["run", s(&rom), "--movie", s(&fm2), "--ram-log", s(&log)]);
+    assert!(out.contains("frames: 9"), "{out}");
+    let log = std::fs::read(&log).unwrap();
+    assert_eq!(log.len(), 9 * 2048);
+    // $01 holds the buttons the NMI handler read (A ends up in bit 7), after each frame.
+    let buttons_after = |frame: usize| log[(frame - 1) * 2048 + 1];
+    assert_eq!(buttons_after(5), 0x00);
+    assert_eq!(buttons_after(6), 0x80);
+    assert_eq!(buttons_after(7), 0x00);
 }

@@ -2,15 +2,19 @@
 //!
 //! Every call to [`Bus::read`] or [`Bus::write`] is exactly one CPU cycle: the
 //! implementation advances every other chip (PPU dots, APU, mapper timers) by one
-//! CPU cycle around the access. After each cycle the CPU samples the interrupt lines
-//! through [`Bus::nmi_line`] and [`Bus::irq_line`], as the 6502 does during phi2.
+//! CPU cycle around the access. After each cycle the CPU samples /NMI through
+//! [`Bus::nmi_line`], as the 6502 does during phi2. /IRQ is a level the 6502 only acts on
+//! when it polls, so the CPU reads [`Bus::irq_line`] at the poll (between two cycles, with
+//! I clear) instead of after every cycle: the value is the line as of the end of the last
+//! cycle either way.
 //!
 //! Order of calls for one CPU cycle N (`Cpu::cycles() == N` throughout):
 //! 1. before a read only: `dma_requested()`; if true the DMA unit runs first (its cycles
 //!    are numbered N, N+1, ... and each is a `read`/`write` followed by step 3), and the
 //!    CPU's own read then happens on the cycle after the last DMA cycle;
 //! 2. `read(addr)` or `write(addr, value)`;
-//! 3. `nmi_line()`, then `irq_line()`.
+//! 3. `nmi_line()`; then, if the instruction polls for interrupts before its next cycle
+//!    and I is clear, `irq_line()`.
 //!
 //! So a DMA request, or a change of an interrupt line, made while the console runs cycle N
 //! (inside `read`/`write`) is seen by the CPU at the end of cycle N / before cycle N+1.
@@ -40,7 +44,8 @@ pub trait Bus {
     fn nmi_line(&self) -> bool;
 
     /// Level of the /IRQ input after the current cycle: `true` while any source
-    /// asserts it. The CPU masks it with the I flag itself.
+    /// asserts it. The CPU masks it with the I flag itself, and only asks when it polls
+    /// (so it must not depend on how often it is called).
     fn irq_line(&self) -> bool;
 
     /// 2A03 only: `true` while a DMA unit wants the CPU halted (RDY low): an OAM DMA

@@ -56,8 +56,6 @@ pub struct Cpu {
     nmi_line_was_asserted: bool,
     /// An NMI edge was detected and the NMI has not been serviced yet.
     pub(crate) nmi_pending: bool,
-    /// The /IRQ level sampled at the end of the last cycle.
-    irq_asserted: bool,
     /// Result of the last interrupt poll: the next `step` runs the interrupt sequence.
     pub(crate) interrupt_due: bool,
     /// A JAM/KIL opcode halted the core; only `power_on` and `reset` revive it.
@@ -84,7 +82,6 @@ impl Cpu {
             cycles: 0,
             nmi_line_was_asserted: false,
             nmi_pending: false,
-            irq_asserted: false,
             interrupt_due: false,
             jammed: false,
         }
@@ -165,23 +162,30 @@ impl Cpu {
         self.end_cycle(bus);
     }
 
-    /// Close a cycle: count it and sample the interrupt inputs during phi2, as the 6502's NMI
-    /// edge detector and IRQ level detector do on every cycle.
+    /// Close a cycle: count it and sample /NMI during phi2 into the edge detector, as the
+    /// 6502 does on every cycle (a pulse shorter than an instruction still latches an NMI).
+    ///
+    /// The IRQ level detector also samples every cycle, but its output is only ever used by
+    /// the next poll, and polls happen between cycles (nothing touches the bus between a
+    /// cycle's end and the poll that follows it). So the poll reads the /IRQ line itself: the
+    /// same level this cycle's sample would have held, without a per-cycle query.
     #[inline(always)]
     pub(crate) fn end_cycle<B: Bus>(&mut self, bus: &B) {
         self.cycles = self.cycles.wrapping_add(1);
         let nmi = bus.nmi_line();
         self.nmi_pending |= nmi & !self.nmi_line_was_asserted;
         self.nmi_line_was_asserted = nmi;
-        self.irq_asserted = bus.irq_line();
     }
 
     /// Interrupt poll: decide from the detectors' current outputs whether an interrupt is
     /// taken after this instruction. Called right before an instruction's final cycle, so it
     /// sees the lines as sampled at the end of the penultimate cycle, with I as it is then.
+    /// /IRQ is read here rather than sampled in `end_cycle` (see there): the level as of the
+    /// end of the last cycle. I is tested first so a masked IRQ costs no bus query.
     #[inline(always)]
-    pub(crate) fn poll_interrupts(&mut self) {
-        self.interrupt_due = self.nmi_pending | (self.irq_asserted & !self.p.contains(Status::I));
+    pub(crate) fn poll_interrupts<B: Bus>(&mut self, bus: &B) {
+        self.interrupt_due =
+            self.nmi_pending || (!self.p.contains(Status::I) && bus.irq_line());
     }
 
     /// Read the byte at PC and advance PC.

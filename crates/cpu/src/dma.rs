@@ -162,7 +162,7 @@ impl Cpu {
     fn dma_read<B: Bus>(&mut self, bus: &mut B, address: u16) -> u8 {
         let value = bus.read(address);
         self.end_cycle(bus);
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         value
     }
 
@@ -177,7 +177,7 @@ impl Cpu {
     ) -> u8 {
         let value = bus.dma_read(address, halted_address, kind);
         self.end_cycle(bus);
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         value
     }
 
@@ -185,7 +185,7 @@ impl Cpu {
     fn dma_write<B: Bus>(&mut self, bus: &mut B, address: u16, value: u8) {
         bus.write(address, value);
         self.end_cycle(bus);
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
     }
 }
 

@@ -157,7 +157,7 @@ impl Cpu {
     #[inline(always)]
     fn load<B: Bus>(&mut self, bus: &mut B, mode: Mode) -> u8 {
         let address = self.read_address(bus, mode);
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         self.read(bus, address)
     }
 
@@ -165,7 +165,7 @@ impl Cpu {
     #[inline(always)]
     fn store<B: Bus>(&mut self, bus: &mut B, mode: Mode, value: u8) {
         let address = self.write_address(bus, mode);
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         self.write(bus, address, value);
     }
 
@@ -182,14 +182,14 @@ impl Cpu {
         let value = self.read(bus, address);
         self.write(bus, address, value);
         let result = operation(self, value);
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         self.write(bus, address, result);
     }
 
     /// Second cycle of a one-byte instruction: a dummy read of the byte after the opcode.
     #[inline(always)]
     fn implied<B: Bus>(&mut self, bus: &mut B) {
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         self.read(bus, self.pc);
     }
 
@@ -202,7 +202,7 @@ impl Cpu {
     /// page-crossing branch; a positive first poll is kept even if the second one is negative.
     #[inline(always)]
     fn branch<B: Bus>(&mut self, bus: &mut B, condition: bool) {
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         let first_poll = self.interrupt_due;
         let offset = self.fetch(bus);
         if !condition {
@@ -217,7 +217,7 @@ impl Cpu {
             self.interrupt_due = first_poll;
             return;
         }
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         let due = first_poll | self.interrupt_due;
         self.read(bus, unfixed(self.pc, target));
         self.pc = target;
@@ -245,7 +245,7 @@ impl Cpu {
         } else {
             target
         };
-        self.poll_interrupts();
+        self.poll_interrupts(bus);
         self.write(bus, address, stored);
     }
 
@@ -612,18 +612,18 @@ impl Cpu {
             // --- stack
             0x48 => {
                 self.read(bus, self.pc);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 self.push(bus, self.a);
             }
             0x08 => {
                 self.read(bus, self.pc);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 self.push(bus, self.p.bits() | Status::B.bits() | Status::U.bits());
             }
             0x68 => {
                 self.read(bus, self.pc);
                 self.stack_dummy_read(bus);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 let v = self.pull(bus);
                 self.a = v;
                 self.set_nz(v);
@@ -631,7 +631,7 @@ impl Cpu {
             0x28 => {
                 self.read(bus, self.pc);
                 self.stack_dummy_read(bus);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 let v = self.pull(bus);
                 self.set_p_from_stack(v);
             }
@@ -639,7 +639,7 @@ impl Cpu {
             // --- jumps, calls, returns
             0x4C => {
                 let low = self.fetch(bus);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 let high = self.read(bus, self.pc);
                 self.pc = u16::from_le_bytes([low, high]);
             }
@@ -648,7 +648,7 @@ impl Cpu {
                 // does not carry into the pointer's high byte).
                 let pointer = self.fetch_word(bus);
                 let low = self.read(bus, pointer);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 let high = self.read(bus, unfixed(pointer, pointer.wrapping_add(1)));
                 self.pc = u16::from_le_bytes([low, high]);
             }
@@ -660,7 +660,7 @@ impl Cpu {
                 let [pc_low, pc_high] = self.pc.to_le_bytes();
                 self.push(bus, pc_high);
                 self.push(bus, pc_low);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 let high = self.read(bus, self.pc);
                 self.pc = u16::from_le_bytes([low, high]);
             }
@@ -670,7 +670,7 @@ impl Cpu {
                 let low = self.pull(bus);
                 let high = self.pull(bus);
                 self.pc = u16::from_le_bytes([low, high]);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 self.read(bus, self.pc);
                 self.pc = self.pc.wrapping_add(1);
             }
@@ -681,7 +681,7 @@ impl Cpu {
                 let p = self.pull(bus);
                 self.set_p_from_stack(p);
                 let low = self.pull(bus);
-                self.poll_interrupts();
+                self.poll_interrupts(bus);
                 let high = self.pull(bus);
                 self.pc = u16::from_le_bytes([low, high]);
             }

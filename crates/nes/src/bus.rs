@@ -135,28 +135,34 @@ impl SystemBus {
     }
 
     /// The effect of a CPU read at `addr` without the clocking around it.
-    #[inline]
+    ///
+    /// Work RAM and cartridge space take nearly every CPU read, so they are tested first and
+    /// inlined into each access; the registers go through an out-of-line call.
+    #[inline(always)]
     fn read_mapped(&mut self, addr: u16) -> u8 {
-        match addr {
-            0x0000..=0x1FFF => {
-                let value = self.ram[usize::from(addr) & (RAM_SIZE - 1)];
-                self.open_bus = value;
-                value
-            }
-            0x2000..=0x3FFF => {
-                let mut mem = PpuMemory {
-                    cart: &mut self.cart,
-                };
-                let value = self.ppu.read_register(addr, &mut mem);
-                self.open_bus = value;
-                value
-            }
-            0x4000..=0x401F => self.read_io(addr),
-            _ => {
-                let value = self.cart.cpu_read(addr).unwrap_or(self.open_bus);
-                self.open_bus = value;
-                value
-            }
+        let value = if addr < 0x2000 {
+            self.ram[usize::from(addr) & (RAM_SIZE - 1)]
+        } else if addr >= 0x4020 {
+            self.cart.cpu_read(addr).unwrap_or(self.open_bus)
+        } else {
+            return self.read_registers(addr);
+        };
+        self.open_bus = value;
+        value
+    }
+
+    /// A CPU read of the PPU registers ($2000-$3FFF) or the 2A03's ($4000-$401F).
+    #[inline(never)]
+    fn read_registers(&mut self, addr: u16) -> u8 {
+        if addr < 0x4000 {
+            let mut mem = PpuMemory {
+                cart: &mut self.cart,
+            };
+            let value = self.ppu.read_register(addr, &mut mem);
+            self.open_bus = value;
+            value
+        } else {
+            self.read_io(addr)
         }
     }
 
@@ -177,9 +183,20 @@ impl SystemBus {
     }
 
     /// The effect of a CPU write without the clocking around it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write_mapped(&mut self, addr: u16, value: u8) {
         self.open_bus = value;
+        // Work RAM (stack, variables) takes most writes: keep it inline.
+        if addr < 0x2000 {
+            self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value;
+        } else {
+            self.write_devices(addr, value);
+        }
+    }
+
+    /// A CPU write above work RAM: PPU and 2A03 registers, cartridge.
+    #[inline(never)]
+    fn write_devices(&mut self, addr: u16, value: u8) {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {

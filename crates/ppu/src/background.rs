@@ -82,13 +82,10 @@ impl Ppu {
     /// The background fetch (if any) and scroll increment for a dot in 1-256 or 321-336.
     /// `phase` is `dot & 7`: 1 nametable, 3 attribute, 5 pattern low, 7 pattern high,
     /// 0 coarse X increment (after the high pattern fetch).
-    /// A rendering fetch. The value stays on the PPU data bus for the rest of the 2-dot
-    /// fetch slot, where a `$2007` read that lands then picks it up (see `read_data`).
+    /// A rendering fetch from the PPU bus.
     #[inline(always)]
     pub(crate) fn fetch<B: PpuBus>(&mut self, bus: &mut B, addr: u16) -> u8 {
-        let value = bus.read(addr);
-        self.last_fetch = value;
-        value
+        bus.read(addr)
     }
 
     #[inline(always)]

@@ -110,11 +110,6 @@ pub struct Ppu {
     /// `mask_delay` more dots (0 = nothing pending).
     pending_mask: u8,
     mask_delay: u8,
-    /// The last value a rendering fetch read.
-    last_fetch: u8,
-    /// A `$2007` read during rendering fills the read buffer this many dots later (0 = none
-    /// pending), with whatever the rendering fetch has on the bus then.
-    buffer_fill_delay: u8,
     vblank: bool,
     sprite_zero_hit: bool,
     sprite_overflow: bool,
@@ -200,8 +195,6 @@ impl Ppu {
             colour_cache: [0; 32],
             pending_mask: 0,
             mask_delay: 0,
-            last_fetch: 0,
-            buffer_fill_delay: 0,
             vblank: false,
             sprite_zero_hit: false,
             sprite_overflow: false,
@@ -288,6 +281,10 @@ impl Ppu {
 
     /// 256x240 pixels in raster order; each is a 6-bit palette value (after greyscale) with
     /// the three emphasis bits of `$2001` in bits 6-8.
+    ///
+    /// Pixels are written a tile (8 dots) at a time, and up to the present on every register
+    /// access, so mid-line the last few pixels may not be stored yet; at scanline 240 the
+    /// frame is complete.
     #[inline]
     pub fn frame_buffer(&self) -> &[u16] {
         &self.frame

@@ -1,6 +1,9 @@
 //! CPU-visible registers `$2000-$2007` and the PPU's own open bus (the "I/O latch").
 
-use crate::{ctrl, mask, palette_ram_index, Ppu, PpuBus, VBLANK_SCANLINE};
+use crate::{
+    ctrl, mask, palette_ram_index, Ppu, PpuBus, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
+    VBLANK_SCANLINE,
+};
 
 /// Frames after its last refresh with a 1 that a latch bit decays to 0. Hardware takes about
 /// 600 ms (varies with the console and temperature); 36 NTSC frames is 600 ms.
@@ -9,9 +12,6 @@ pub(crate) const IO_LATCH_DECAY_FRAMES: u64 = 36;
 /// Dots between a `$2001` write (made between two dots) and the first dot that sees it: 1
 /// would be the very next dot.
 pub(crate) const MASK_WRITE_DELAY_DOTS: u8 = 4;
-
-/// Dots between a `$2007` read during rendering and the read-buffer fill.
-pub(crate) const DATA_READ_DELAY_DOTS: u8 = 6;
 
 /// The PPU data-bus latch that write-only registers and undriven status bits read back.
 ///
@@ -68,7 +68,11 @@ impl Ppu {
                 value
             }
             4 => {
-                let value = self.oam_data_value();
+                let value = if self.rendering_active() {
+                    self.oam_bus_at_read_end()
+                } else {
+                    self.oam[usize::from(self.oam_addr)]
+                };
                 self.io_latch.refresh(now, value, 0xFF);
                 value
             }
@@ -77,7 +81,9 @@ impl Ppu {
         }
     }
 
-    /// What a read of the register would return, without any side effect.
+    /// What a read of the register would return, without any side effect. Lazily-run work
+    /// is not caught up here (that would be a side effect): mid-line, a sprite 0 hit or
+    /// overflow from the last few dots may not show yet. `read_register` is exact.
     pub fn peek_register(&self, addr: u16) -> u8 {
         match addr & 7 {
             2 => self.status_value(),
@@ -177,10 +183,20 @@ impl Ppu {
     }
 
     /// `$2002`: VBlank, sprite 0 hit, overflow; the low five bits are the I/O latch.
+    ///
+    /// The VBlank bit is latched when the CPU read begins, but the two sprite bits pass
+    /// through unlatched and are what they are when it ends, about two dots later
+    /// (AccuracyCoin "$2002 flag timing"): a read just before pre-render dot 1 already sees
+    /// them cleared while VBlank still reads set.
     fn status_value(&self) -> u8 {
+        let sprite_flags_clearing = self.scanline == PRE_RENDER_SCANLINE && self.dot == 1;
+        let sprite_flags = if sprite_flags_clearing {
+            0
+        } else {
+            (u8::from(self.sprite_zero_hit) << 6) | (u8::from(self.sprite_overflow) << 5)
+        };
         (u8::from(self.vblank) << 7)
-            | (u8::from(self.sprite_zero_hit) << 6)
-            | (u8::from(self.sprite_overflow) << 5)
+            | sprite_flags
             | (self.io_latch.read(self.frames_completed) & 0x1F)
     }
 
@@ -192,6 +208,25 @@ impl Ppu {
             self.oam_bus
         } else {
             self.oam[usize::from(self.oam_addr)]
+        }
+    }
+
+    /// The OAM bus during rendering as a `$2004` read sees it: the data is taken at the end
+    /// of the CPU read, after the dot about to run (AccuracyCoin "$2004 Stress Test"). No
+    /// CPU access can come before that dot, so its evaluation step may run now.
+    fn oam_bus_at_read_end(&mut self) -> u8 {
+        let dot = self.dot + 1;
+        match dot {
+            1..=256 if self.scanline < POST_RENDER_SCANLINE => {
+                self.run_evaluation_until(dot + 1);
+                self.oam_bus
+            }
+            257..=320 => {
+                let offset = usize::from(dot - 257);
+                self.secondary_oam[((offset >> 3) * 4 + (offset & 7).min(3)) & 31]
+            }
+            0 | 321..=341 => self.secondary_oam[0],
+            _ => self.oam_bus,
         }
     }
 
@@ -235,14 +270,7 @@ impl Ppu {
             value
         } else {
             let value = self.read_buffer;
-            if self.rendering_active() {
-                // The PPU DATA state machine reads a few dots after the CPU read, on a bus the
-                // rendering fetches own: the buffer gets what they read then (AccuracyCoin
-                // "$2007 Stress Test").
-                self.buffer_fill_delay = DATA_READ_DELAY_DOTS;
-            } else {
-                self.read_buffer = bus.read(vram_addr);
-            }
+            self.read_buffer = bus.read(vram_addr);
             self.io_latch.refresh(now, value, 0xFF);
             value
         };
@@ -370,7 +398,7 @@ mod tests {
         ppu.write_register(0x2007, 0x2A, &mut bus);
         set_addr(&mut ppu, &mut bus, 0x3F02);
         ppu.write_register(0x2001, 0xC1, &mut bus); // greyscale; latch = $C1
-        // The $2001 value takes a few dots to arrive.
+                                                    // The $2001 value takes a few dots to arrive.
         run_dots(&mut ppu, &mut bus, u32::from(super::MASK_WRITE_DELAY_DOTS));
         assert_eq!(ppu.read_register(0x2007, &mut bus), 0xC0 | 0x20);
     }

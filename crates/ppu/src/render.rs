@@ -112,8 +112,8 @@ impl Ppu {
     /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one.
     #[inline]
     pub fn tick<B: PpuBus>(&mut self, bus: &mut B) {
-        if self.mask_delay | self.buffer_fill_delay != 0 {
-            self.run_delayed_effects();
+        if self.mask_delay != 0 {
+            self.run_delayed_mask();
         }
         let line = self.scanline;
         if line < POST_RENDER_SCANLINE {
@@ -132,20 +132,12 @@ impl Ppu {
         self.advance();
     }
 
-    /// Register effects that land a few dots after the CPU access.
+    /// A `$2001` write landing a few dots after the CPU access.
     #[cold]
-    fn run_delayed_effects(&mut self) {
-        if self.mask_delay != 0 {
-            self.mask_delay -= 1;
-            if self.mask_delay == 0 {
-                self.apply_mask(self.pending_mask);
-            }
-        }
-        if self.buffer_fill_delay != 0 {
-            self.buffer_fill_delay -= 1;
-            if self.buffer_fill_delay == 0 {
-                self.read_buffer = self.last_fetch;
-            }
+    fn run_delayed_mask(&mut self) {
+        self.mask_delay -= 1;
+        if self.mask_delay == 0 {
+            self.apply_mask(self.pending_mask);
         }
     }
 
@@ -937,14 +929,26 @@ mod tests {
             "pixel 100 is output on dot 101"
         );
         assert_eq!(pixel(&ppu, 100, 50), spr(0, 1));
-        run_to(&mut ppu, &mut bus, 261, 1);
+        run_to(&mut ppu, &mut bus, 261, 0);
         assert_ne!(ppu.read_register(0x2002, &mut bus) & 0x40, 0);
         ppu.tick(&mut bus);
+        // The flag clears on pre-render dot 1, and a read just before that dot already sees
+        // it clear (the sprite bits are sampled at the end of the CPU read).
         assert_eq!(
             ppu.read_register(0x2002, &mut bus) & 0x40,
             0,
             "cleared at pre-render dot 1"
         );
+        ppu.tick(&mut bus);
+        assert_eq!(ppu.read_register(0x2002, &mut bus) & 0x40, 0);
+    }
+
+    #[test]
+    fn status_read_before_pre_render_dot_1_sees_vblank_set_but_sprite_flags_clear() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[[49, 1, 0, 100]]);
+        run_to(&mut ppu, &mut bus, 261, 0);
+        run_to(&mut ppu, &mut bus, 261, 1);
+        assert_eq!(ppu.peek_register(0x2002) & 0xE0, 0x80);
     }
 
     fn hits(ctrl: u8, mask: u8, sprite: [u8; 4]) -> bool {

@@ -144,13 +144,14 @@ impl Ppu {
             }
             6 => {
                 let high = self.fetch(bus, self.sprite_line.pattern_addr | 8);
-                let (low, high) =
-                    if slot < usize::from(self.evaluation.sprite_count) && self.slot_in_range(base) {
-                        (self.sprite_line.pattern_low, high)
-                    } else {
-                        // Unused slots and out-of-range rows load a transparent pattern.
-                        (0, 0)
-                    };
+                let (low, high) = if slot < usize::from(self.evaluation.sprite_count)
+                    && self.slot_in_range(base)
+                {
+                    (self.sprite_line.pattern_low, high)
+                } else {
+                    // Unused slots and out-of-range rows load a transparent pattern.
+                    (0, 0)
+                };
                 self.load_sprite_unit(slot, low, high);
             }
             _ => {}
