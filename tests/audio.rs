@@ -115,5 +115,9 @@ fn audio_output_survives_a_power_cycle() {
     let mut samples = Vec::new();
     nes.run_frame();
     nes.take_audio_samples(&mut samples);
-    assert!(samples.len() > 600, "{} samples after a power cycle", samples.len());
+    assert!(
+        samples.len() > 600,
+        "{} samples after a power cycle",
+        samples.len()
+    );
 }

@@ -75,7 +75,7 @@ fn random_images_are_errors_or_consoles_never_panics() {
     for _ in 0..2_000 {
         let len = (rng.next() % 0x12000) as usize;
         let mut bytes: Vec<u8> = (0..len).map(|_| rng.byte()).collect();
-        if bytes.len() >= 4 && rng.next() % 2 == 0 {
+        if bytes.len() >= 4 && rng.next().is_multiple_of(2) {
             bytes[..4].copy_from_slice(b"NES\x1a");
         }
         if let Ok(mut nes) = Nes::from_ines(&bytes) {
