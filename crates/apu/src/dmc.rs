@@ -39,6 +39,9 @@ pub(crate) struct Dmc {
     /// same delay as the load DMA (see `Apu::write_status`); while it is clear no DMA is
     /// requested, and clearing it withdraws a pending request (explicit DMA abort).
     dma_gate: bool,
+    /// `dma_request & dma_gate`, kept up to date by every method that changes either: the
+    /// console asks for it before every CPU read cycle, so it is one load there.
+    dma_wanted: bool,
 }
 
 impl Dmc {
@@ -62,6 +65,7 @@ impl Dmc {
             load_armed: false,
             phantom_request: false,
             dma_gate: false,
+            dma_wanted: false,
         }
     }
 
@@ -118,6 +122,18 @@ impl Dmc {
             self.dma_request = true;
         }
         self.load_armed = false;
+        self.update_dma_wanted();
+    }
+
+    #[inline(always)]
+    fn update_dma_wanted(&mut self) {
+        self.dma_wanted = self.dma_request & self.dma_gate;
+    }
+
+    /// A DMA fetch is wanted now (the request and the gate are both set).
+    #[inline(always)]
+    pub(crate) fn dma_wanted(&self) -> bool {
+        self.dma_wanted
     }
 
     #[cfg(test)]
@@ -136,6 +152,7 @@ impl Dmc {
         if self.phantom_request {
             self.phantom_request = false;
             self.dma_request = false;
+            self.update_dma_wanted();
         }
     }
 
@@ -177,6 +194,7 @@ impl Dmc {
                     self.dma_request = true;
                     self.phantom_request = true;
                 }
+                self.update_dma_wanted();
             } else {
                 self.silence = true;
             }
@@ -186,7 +204,7 @@ impl Dmc {
 
     #[inline]
     pub(crate) fn dma_address(&self) -> Option<u16> {
-        if self.dma_request & self.dma_gate {
+        if self.dma_wanted {
             Some(self.current_address)
         } else {
             None
@@ -197,6 +215,7 @@ impl Dmc {
     /// cycles are done, so the byte is taken even if the DMC was disabled since.
     pub(crate) fn dma_complete(&mut self, value: u8) {
         self.dma_request = false;
+        self.update_dma_wanted();
         self.sample_buffer = value;
         self.sample_buffer_full = true;
         self.current_address = if self.current_address == 0xFFFF {
@@ -241,6 +260,22 @@ mod tests {
     fn enable(dmc: &mut Dmc) {
         dmc.set_enabled(true);
         dmc.set_dma_gate(true);
+    }
+
+    #[test]
+    fn dma_wanted_tracks_request_and_gate() {
+        let mut dmc = Dmc::new();
+        dmc.write(3, 1); // 17-byte sample
+        enable(&mut dmc);
+        run_until_request(&mut dmc);
+        assert!(dmc.dma_wanted());
+        dmc.dma_complete(0x55);
+        assert!(!dmc.dma_wanted(), "the fetch satisfied the request");
+        run_until_request(&mut dmc);
+        assert!(dmc.dma_wanted());
+        dmc.set_dma_gate(false);
+        assert!(!dmc.dma_wanted(), "closing the gate withdraws it");
+        assert_eq!(dmc.dma_address(), None);
     }
 
     /// Run APU cycles until the DMC requests a byte (bounded).

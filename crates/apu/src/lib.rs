@@ -189,8 +189,15 @@ impl Apu {
         self.next_event = self.cycle;
     }
 
+    /// Ticks run since power-on: the number of the CPU cycle in progress when called from
+    /// inside a cycle (before that cycle's `tick`).
+    #[inline(always)]
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
     /// Advance exactly one CPU cycle.
-    #[inline]
+    #[inline(always)]
     pub fn tick(&mut self) {
         if self.cycle >= self.next_event {
             self.run_events();
@@ -486,6 +493,13 @@ impl Apu {
     #[inline]
     pub fn dmc_dma_address(&self) -> Option<u16> {
         self.dmc.dma_address()
+    }
+
+    /// Whether the DMC wants a sample byte fetched: `dmc_dma_address().is_some()`, as one
+    /// load (the console asks before every CPU read cycle).
+    #[inline(always)]
+    pub fn dmc_dma_wanted(&self) -> bool {
+        self.dmc.dma_wanted()
     }
 
     /// The DMA unit read the requested byte. A fetch past its dummy cycle is committed, so

@@ -104,6 +104,11 @@ impl Cpu {
 
     /// Run one whole instruction, or the NMI/IRQ sequence if the last poll asked for one.
     /// A jammed CPU performs exactly one read cycle (of $FFFF) per call instead.
+    ///
+    /// Kept out of line on purpose: inlined into a caller's loop, LLVM hoists the address
+    /// computations of the whole instruction engine out of the loop and spills them, which
+    /// measured ~4% more instructions per CPU cycle than paying this call's prologue.
+    #[inline(never)]
     pub fn step<B: Bus>(&mut self, bus: &mut B) {
         if self.jammed {
             self.read(bus, JAMMED_READ_ADDRESS);
@@ -173,8 +178,11 @@ impl Cpu {
     pub(crate) fn end_cycle<B: Bus>(&mut self, bus: &B) {
         self.cycles = self.cycles.wrapping_add(1);
         let nmi = bus.nmi_line();
-        self.nmi_pending |= nmi & !self.nmi_line_was_asserted;
-        self.nmi_line_was_asserted = nmi;
+        // Nothing to do while the line holds its level (nearly every cycle).
+        if nmi != self.nmi_line_was_asserted {
+            self.nmi_line_was_asserted = nmi;
+            self.nmi_pending |= nmi;
+        }
     }
 
     /// Interrupt poll: decide from the detectors' current outputs whether an interrupt is
@@ -184,8 +192,7 @@ impl Cpu {
     /// end of the last cycle. I is tested first so a masked IRQ costs no bus query.
     #[inline(always)]
     pub(crate) fn poll_interrupts<B: Bus>(&mut self, bus: &B) {
-        self.interrupt_due =
-            self.nmi_pending || (!self.p.contains(Status::I) && bus.irq_line());
+        self.interrupt_due = self.nmi_pending || (!self.p.contains(Status::I) && bus.irq_line());
     }
 
     /// Read the byte at PC and advance PC.

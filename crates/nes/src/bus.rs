@@ -72,8 +72,6 @@ pub(crate) struct SystemBus {
     /// value never leaves the chip) and after a DMA get (which only drives the external bus),
     /// and it supplies $4015's undriven bit 5 (AccuracyCoin "Internal Data Bus").
     internal_bus: u8,
-    /// CPU cycles since power-on; equals the CPU's own count.
-    pub(crate) cycle: u64,
     /// Source page of an OAM DMA requested by a $4014 write and not yet started.
     pub(crate) oam_dma_page: Option<u8>,
     /// Set when a game reads $4016/$4017 (lag-frame accounting).
@@ -99,13 +97,20 @@ impl SystemBus {
             controllers: Default::default(),
             open_bus: 0,
             internal_bus: 0,
-            cycle: 0,
             oam_dma_page: None,
             controller_read: false,
             pending_strobe: None,
             joypad_read_cycle: [None; 2],
             joypad_read_bit: [0; 2],
         }
+    }
+
+    /// CPU cycles since power-on (the number of the cycle in progress). The APU is ticked
+    /// exactly once per CPU cycle from power-on, so its tick count is this number; one
+    /// counter instead of two on the per-cycle path.
+    #[inline(always)]
+    pub(crate) fn cycle(&self) -> u64 {
+        self.apu.cycle()
     }
 
     #[inline(always)]
@@ -119,7 +124,7 @@ impl SystemBus {
     #[inline(always)]
     fn begin_cycle(&mut self) {
         // Boards that time PPU address-line pulses (the MMC3's A12 filter) need the CPU clock.
-        self.cart.set_cpu_cycle(self.cycle);
+        self.cart.set_cpu_cycle(self.cycle());
         for _ in 0..DOTS_BEFORE_ACCESS {
             self.tick_ppu();
         }
@@ -131,7 +136,6 @@ impl SystemBus {
             self.tick_ppu();
         }
         self.apu.tick();
-        self.cycle += 1;
     }
 
     /// The effect of a CPU read at `addr` without the clocking around it.
@@ -211,16 +215,17 @@ impl SystemBus {
                 // OUT0 is latched now but only reaches the pin at the next get->put transition
                 // (AccuracyCoin "Controller Strobing"): a 1 overwritten before then never
                 // strobes the pads.
-                let next_put = if is_dma_get_cycle(self.cycle) {
-                    self.cycle + 1
+                let cycle = self.cycle();
+                let next_put = if is_dma_get_cycle(cycle) {
+                    cycle + 1
                 } else {
-                    self.cycle + 2
+                    cycle + 2
                 };
                 self.pending_strobe = Some((value & 1 != 0, next_put));
             }
             0x4000..=0x4013 | 0x4015 | 0x4017 => self.apu.write_register(addr, value),
             0x4018..=0x401F => {}
-            _ => self.cart.cpu_write(addr, value, self.cycle),
+            _ => self.cart.cpu_write(addr, value, self.cycle()),
         }
     }
 
@@ -270,7 +275,7 @@ impl SystemBus {
     #[inline]
     fn apply_pending_strobe(&mut self) {
         if let Some((high, due)) = self.pending_strobe {
-            if due <= self.cycle {
+            if due <= self.cycle() {
                 self.pending_strobe = None;
                 for pad in &mut self.controllers {
                     pad.write_strobe(high);
@@ -291,9 +296,9 @@ impl SystemBus {
         let port = usize::from(addr & 1);
         let continued = matches!(
             self.joypad_read_cycle[port],
-            Some(last) if last.wrapping_add(1) == self.cycle
+            Some(last) if last.wrapping_add(1) == self.cycle()
         );
-        self.joypad_read_cycle[port] = Some(self.cycle);
+        self.joypad_read_cycle[port] = Some(self.cycle());
         if !continued {
             self.joypad_read_bit[port] = self.controllers[port].read();
         }
@@ -363,7 +368,8 @@ impl nes_cpu::Bus for SystemBus {
 
     #[inline(always)]
     fn dma_requested(&self) -> bool {
-        self.oam_dma_page.is_some() || self.apu.dmc_dma_address().is_some()
+        // Non-short-circuit: two loads and one branch on the per-read path.
+        self.oam_dma_page.is_some() | self.apu.dmc_dma_wanted()
     }
 
     #[inline]
@@ -412,6 +418,16 @@ mod tests {
     }
 
     #[test]
+    fn cycle_counts_every_access_and_dma_cycle() {
+        let mut bus = bus();
+        assert_eq!(bus.cycle(), 0);
+        bus.read(0x8000);
+        bus.write(0x0000, 1);
+        bus.dma_read(0x8000, 0x8000, DmaKind::Dmc);
+        assert_eq!(bus.cycle(), 3);
+    }
+
+    #[test]
     fn back_to_back_joypad_reads_clock_once_and_repeat_the_bit() {
         let mut bus = bus();
         bus.controllers[0].set_held(Buttons::A);
@@ -438,7 +454,7 @@ mod tests {
                 bus.read(0x4016);
                 bus.read(0x0000);
             }
-            if is_dma_get_cycle(bus.cycle) != first_write_on_get {
+            if is_dma_get_cycle(bus.cycle()) != first_write_on_get {
                 bus.read(0x0000);
             }
             // DEC $4016's two writes: $01 then $00 on consecutive cycles.

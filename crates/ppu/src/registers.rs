@@ -215,7 +215,7 @@ impl Ppu {
     /// of the CPU read, after the dot about to run (AccuracyCoin "$2004 Stress Test"). No
     /// CPU access can come before that dot, so its evaluation step may run now.
     fn oam_bus_at_read_end(&mut self) -> u8 {
-        let dot = self.dot + 1;
+        let dot = self.dot;
         match dot {
             1..=256 if self.scanline < POST_RENDER_SCANLINE => {
                 self.run_evaluation_until(dot + 1);
@@ -225,7 +225,7 @@ impl Ppu {
                 let offset = usize::from(dot - 257);
                 self.secondary_oam[((offset >> 3) * 4 + (offset & 7).min(3)) & 31]
             }
-            0 | 321..=341 => self.secondary_oam[0],
+            0 | 321..=340 => self.secondary_oam[0],
             _ => self.oam_bus,
         }
     }

@@ -273,16 +273,29 @@ impl Ppu {
                 self.oam_addr = 0;
                 // The garbage nametable fetch still uses v from before the horizontal copy
                 // (AccuracyCoin "$2007 Stress Test" notes).
-                self.sprite_fetch_dot(bus, dot);
+                self.oam_bus = self.sprite_slot_byte(dot);
+                self.fetch(bus, self.scroll.nametable_addr());
                 self.scroll.copy_horizontal();
             }
-            SPRITE_NAMETABLE | SPRITE_OAM | SPRITE_PATTERN_LOW | SPRITE_PATTERN_HIGH
-            | SPRITE_IDLE => {
+            SPRITE_NAMETABLE => {
+                self.oam_addr = 0;
+                self.oam_bus = self.sprite_slot_byte(dot);
+                self.fetch(bus, self.scroll.nametable_addr());
+                self.pre_render_copy_vertical::<VISIBLE>(dot);
+            }
+            SPRITE_OAM => {
+                self.oam_addr = 0;
+                self.oam_bus = self.sprite_slot_byte(dot);
+                self.pre_render_copy_vertical::<VISIBLE>(dot);
+            }
+            SPRITE_PATTERN_LOW | SPRITE_PATTERN_HIGH => {
                 self.oam_addr = 0;
                 self.sprite_fetch_dot(bus, dot);
-                if !VISIBLE && (280..=304).contains(&dot) {
-                    self.scroll.copy_vertical();
-                }
+                self.pre_render_copy_vertical::<VISIBLE>(dot);
+            }
+            SPRITE_IDLE => {
+                self.oam_addr = 0;
+                self.pre_render_copy_vertical::<VISIBLE>(dot);
             }
             PREFETCH_FIRST => {
                 self.oam_bus = self.secondary_oam[0];
@@ -331,6 +344,22 @@ impl Ppu {
                 self.fetch(bus, self.scroll.nametable_addr());
             }
             _ => self.oam_bus = self.secondary_oam[0],
+        }
+    }
+
+    /// Secondary OAM byte that sprite-fetch dot `dot` (offsets 0-3 of its slot) puts on the
+    /// OAM bus.
+    #[inline(always)]
+    fn sprite_slot_byte(&self, dot: u16) -> u8 {
+        let offset = usize::from(dot.wrapping_sub(257));
+        self.secondary_oam[((offset >> 3) * 4 + (offset & 3)) & 31]
+    }
+
+    /// Pre-render dots 280-304 copy the vertical scroll bits from t to v.
+    #[inline(always)]
+    fn pre_render_copy_vertical<const VISIBLE: bool>(&mut self, dot: u16) {
+        if !VISIBLE && (280..=304).contains(&dot) {
+            self.scroll.copy_vertical();
         }
     }
 

@@ -15,7 +15,7 @@ enum EvaluationState {
     Scanning,
     /// Eight found: writes to secondary OAM are disabled, the buggy overflow search runs.
     Full,
-    /// Overflow found: reading the remaining bytes of that sprite.
+    /// Overflow found: reading the next bytes of that sprite (steps left).
     OverflowCopy(u8),
     /// All 64 sprites examined (or overflow handled): n keeps incrementing, nothing is stored.
     Done,
@@ -133,14 +133,17 @@ impl Ppu {
         if wrapped {
             // Done: every remaining pair reads OAM[OAMADDR] and steps OAMADDR by 4.
             let remaining = 96 - pairs_used;
+            let mut bus_value = last_read;
             if remaining > 0 {
                 let last_addr = self.oam_addr.wrapping_add(((remaining - 1) * 4) as u8);
                 last_read = self.oam[usize::from(last_addr)];
                 self.oam_addr = self.oam_addr.wrapping_add((remaining * 4) as u8);
+                // The last write cycle read secondary OAM (see evaluation_write_step).
+                bus_value = self.secondary_oam[usize::from(evaluation.secondary_index) & 31];
             }
             evaluation.state = EvaluationState::Done;
             evaluation.latch = last_read;
-            self.oam_bus = last_read;
+            self.oam_bus = bus_value;
             evaluation.finish();
         } else {
             // Eight found: the overflow search runs dot by dot from here.
@@ -194,6 +197,12 @@ impl Ppu {
         };
         let value = self.evaluation.latch;
         let in_range = self.scanline.wrapping_sub(u16::from(value)) < height;
+        if self.evaluation.state != EvaluationState::Scanning {
+            // Writes to secondary OAM are disabled: the write cycle reads it instead, at the
+            // index where the search stopped, and that is what the OAM bus shows
+            // (AccuracyCoin "$2004 Stress Test").
+            self.oam_bus = self.secondary_oam[usize::from(self.evaluation.secondary_index) & 31];
+        }
         let eval = &mut self.evaluation;
         match eval.state {
             EvaluationState::Scanning => {
@@ -244,12 +253,16 @@ impl Ppu {
                 }
             }
             EvaluationState::OverflowCopy(left) => {
-                self.oam_addr = self.oam_addr.wrapping_add(1);
-                eval.state = if left <= 1 {
-                    EvaluationState::Done
+                if left <= 1 {
+                    // The copy ends with the counter's "+1, then clear the low two bits"
+                    // step (AccuracyCoin "$2004 Stress Test": three bytes after the
+                    // overflowing Y the next read is from an aligned address again).
+                    self.oam_addr = self.oam_addr.wrapping_add(1) & 0xFC;
+                    eval.state = EvaluationState::Done;
                 } else {
-                    EvaluationState::OverflowCopy(left - 1)
-                };
+                    self.oam_addr = self.oam_addr.wrapping_add(1);
+                    eval.state = EvaluationState::OverflowCopy(left - 1);
+                }
             }
             EvaluationState::Done => {
                 self.oam_addr = self.oam_addr.wrapping_add(4);
@@ -415,6 +428,42 @@ mod tests {
             assert_eq!(ppu.sprite_overflow, slow.sprite_overflow, "case {case}");
             assert_eq!(ppu.evaluation, slow.evaluation, "case {case}");
         }
+    }
+
+    #[test]
+    fn after_the_search_ends_write_cycles_show_secondary_oam() {
+        // No sprite in range: every Y is written to secondary slot 0, the last one being
+        // sprite 63's. After OAMADDR wraps the reads walk OAM again (all $F0) but the write
+        // cycles read secondary OAM, so the bus ends on $F1.
+        let mut oam = hidden_oam();
+        oam[63 * 4] = 0xF1;
+        let (ppu, _) = evaluate(&oam, 0, 30);
+        assert_eq!(ppu.secondary_oam()[0], 0xF1);
+        assert_eq!(ppu.oam_bus, 0xF1);
+        assert_eq!(ppu.oam_addr, 0x80, "32 more steps of 4 after the wrap");
+    }
+
+    #[test]
+    fn overflow_copy_realigns_oamaddr() {
+        // Eight in range, then sprite 8 in range too: the flag sets, three more bytes are
+        // read, and the last step clears the low address bits (from $21 + 3 to $20 + 4...).
+        let mut oam = hidden_oam();
+        for n in 0..9 {
+            oam[n * 4..n * 4 + 4].copy_from_slice(&[50, 0, 0, 0]);
+        }
+        let mut ppu = Ppu::new();
+        let mut bus = FlatBus::new();
+        ppu.set_warmup(false);
+        ppu.write_register(0x2003, 0, &mut bus);
+        for &byte in oam.iter() {
+            ppu.write_register(0x2004, byte, &mut bus);
+        }
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        // Eight copies take dots 65-128; sprite 8's Y is checked on dots 129-130, its next
+        // bytes on 131-136.
+        run_to(&mut ppu, &mut bus, 50, 137);
+        assert_eq!(ppu.read_register(0x2002, &mut bus) & 0x20, 0x20);
+        assert_eq!(ppu.oam_addr & 3, 0, "realigned after the overflow copy");
     }
 
     #[test]

@@ -117,7 +117,8 @@ impl SpriteLine {
 }
 
 impl Ppu {
-    /// Sprite-fetch work of dot `dot` (257-320) on a rendering line. Each slot takes 8 dots:
+    /// Pattern fetches of sprite-fetch dot `dot` (257-320) on a rendering line. Each slot
+    /// takes 8 dots:
     /// two garbage nametable fetches, then pattern low and high. The pre-render line has no
     /// evaluation, so it fetches (and line 0 shows) whatever secondary OAM still holds from
     /// line 239, as hardware does (AccuracyCoin "Sprites On Scanline 0").
@@ -126,17 +127,9 @@ impl Ppu {
         let offset = dot - 257;
         let slot = usize::from(offset >> 3) & 7;
         let base = slot * 4;
+        // Offsets 0-3 (garbage nametable fetches, OAM bus bytes) are done inline by
+        // `rendering_dot`.
         match offset & 7 {
-            0 => {
-                self.oam_bus = self.secondary_oam[base];
-                self.fetch(bus, self.scroll.nametable_addr());
-            }
-            1 => self.oam_bus = self.secondary_oam[base + 1],
-            2 => {
-                self.oam_bus = self.secondary_oam[base + 2];
-                self.fetch(bus, self.scroll.nametable_addr());
-            }
-            3 => self.oam_bus = self.secondary_oam[base + 3],
             4 => {
                 let addr = self.sprite_pattern_addr(base);
                 self.sprite_line.pattern_addr = addr;
