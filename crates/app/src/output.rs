@@ -1,7 +1,7 @@
 //! Files the emulator writes: screenshots, audio, and the atomic write they all go through.
 
-use std::io::{Cursor, Write};
-use std::path::Path;
+use std::io::{BufWriter, Cursor, Write};
+use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
@@ -23,19 +23,61 @@ fn io_error(path: &Path, source: std::io::Error) -> OutputError {
     }
 }
 
-/// Write `bytes` to `path` so that the file is either the old one or the complete new one,
-/// never half-written: the data goes to a temporary file in the same directory, is flushed to
-/// disk, then renamed over `path` (atomic on POSIX file systems).
+/// A file written so that `path` holds either its old content or the complete new one, never
+/// a half-written file: the data goes to a temporary file in the same directory, which
+/// [`AtomicFile::commit`] flushes to disk and renames over `path` (atomic on POSIX file
+/// systems). Dropped without a commit, the temporary file is deleted and `path` is untouched.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    temp: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> Result<AtomicFile, OutputError> {
+        let dir = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io_error(path, e))?;
+        Ok(AtomicFile {
+            path: path.to_owned(),
+            temp: BufWriter::new(temp),
+        })
+    }
+
+    /// The file this will become.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn commit(self) -> Result<(), OutputError> {
+        let path = self.path;
+        let temp = self
+            .temp
+            .into_inner()
+            .map_err(|e| io_error(&path, e.into_error()))?;
+        temp.as_file().sync_all().map_err(|e| io_error(&path, e))?;
+        temp.persist(&path).map_err(|e| io_error(&path, e.error))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.temp.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.temp.flush()
+    }
+}
+
+/// Write `bytes` to `path` atomically (see [`AtomicFile`]).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| io_error(path, e))?;
-    temp.write_all(bytes).map_err(|e| io_error(path, e))?;
-    temp.as_file().sync_all().map_err(|e| io_error(path, e))?;
-    temp.persist(path).map_err(|e| io_error(path, e.error))?;
-    Ok(())
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes).map_err(|e| io_error(path, e))?;
+    file.commit()
 }
 
 /// Encode an RGBA image as PNG.
@@ -96,6 +138,19 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
         let entries = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(entries, 1, "no temporary file may be left behind");
+    }
+
+    #[test]
+    fn uncommitted_atomic_file_leaves_the_target_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.bin");
+        std::fs::write(&path, b"old").unwrap();
+        {
+            let mut file = AtomicFile::create(&path).unwrap();
+            file.write_all(b"partial").unwrap();
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

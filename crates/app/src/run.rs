@@ -1,0 +1,391 @@
+//! `nes run`: a headless run from power-on with scripted or recorded input, and the files it
+//! can write (screenshot, audio, RAM log, FM2 recording, battery save).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use md5::Md5;
+use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
+use nes::input_schedule::{InputSchedule, ScheduledPress};
+use nes::{Buttons, Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes_app::battery::{BatterySave, LoadOutcome};
+use nes_app::output::{self, AtomicFile};
+use sha1::{Digest, Sha1};
+
+use crate::load_with_image;
+
+/// Where `nes run` takes controller input from, and where it records it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunInput {
+    /// Play an FM2 movie (FCEUX's format) as the controller input; when it ends the buttons are
+    /// released and the run continues to --frames.
+    #[arg(long, value_name = "FM2", conflicts_with_all = ["press", "input"])]
+    movie: Option<PathBuf>,
+    /// Hold controller 1's buttons for frames FRAME..FRAME+HOLD-1 (frames count from 1).
+    /// BUTTONS: letters from `ABsSUDLR` (s select, S start) or names joined with `+`
+    /// (`start+a`). Repeatable.
+    #[arg(long, value_name = "FRAME:BUTTONS[:HOLD]", value_parser = ScheduledPress::parse)]
+    press: Vec<ScheduledPress>,
+    /// A file of --press entries, one per line (`#` comments and blank lines allowed).
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Record the run's input (whatever its source) as an FM2 movie.
+    #[arg(long, value_name = "FM2")]
+    record: Option<PathBuf>,
+}
+
+/// Files `nes run` can write.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunOutput {
+    /// Write the last frame as a PNG.
+    #[arg(long, value_name = "PNG")]
+    screenshot: Option<PathBuf>,
+    /// Palette for the screenshot: a 192-byte (64 colours) or 1536-byte (512 colours) .pal file.
+    /// Default: the built-in NTSC palette.
+    #[arg(long, value_name = "PAL")]
+    palette: Option<PathBuf>,
+    /// Write the audio of the whole run as a 16-bit mono WAV.
+    #[arg(long, value_name = "WAV")]
+    wav: Option<PathBuf>,
+    /// Folder for battery saves (`GAME.sav`); default: beside the ROM.
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+    /// Neither load nor write the battery save.
+    #[arg(long)]
+    no_battery: bool,
+    /// Write CPU RAM ($0000-$07FF, 2048 bytes) after every frame: N frames give N x 2048 bytes.
+    #[arg(long, value_name = "FILE")]
+    ram_log: Option<PathBuf>,
+    /// Sample rate of the WAV.
+    #[arg(long, default_value_t = 44_100, value_parser = clap::value_parser!(u32).range(8_000..=192_000))]
+    sample_rate: u32,
+}
+
+fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
+    match path {
+        None => Ok(Palette::ntsc()),
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Palette::from_pal_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+        }
+    }
+}
+
+/// The ROM's MD5 as FCEUX computes it for `romChecksum`: over PRG ROM then CHR ROM, the
+/// iNES header and any trainer excluded.
+fn rom_md5(nes: &Nes, image: &[u8]) -> [u8; 16] {
+    let info = nes.rom_info();
+    let start = 16 + if info.trainer { 512 } else { 0 };
+    let end = start + info.prg_rom_len + info.chr_rom_len;
+    let data = image.get(start..end.min(image.len())).unwrap_or_default();
+    Md5::digest(data).into()
+}
+
+/// A fresh FM2 `guid` (8-4-4-4-12 hex digits), derived from the ROM hash, the time and the
+/// process id so two recordings never share one.
+fn new_guid(rom_md5: &[u8; 16]) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let mut hash = Sha1::new();
+    hash.update(rom_md5);
+    hash.update(nanos.to_le_bytes());
+    hash.update(std::process::id().to_le_bytes());
+    let digits = hex(&hash.finalize()[..16]).to_uppercase();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &digits[..8],
+        &digits[8..12],
+        &digits[12..16],
+        &digits[16..20],
+        &digits[20..32]
+    )
+}
+
+/// This program's version as an FM2 `emuVersion` integer (FCEUX writes 2.2.3 as 22030;
+/// here major * 10000 + minor * 100 + patch).
+fn emu_version() -> u32 {
+    let mut parts = env!("CARGO_PKG_VERSION")
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let mut next = || parts.next().unwrap_or(0);
+    next() * 10_000 + next() * 100 + next()
+}
+
+/// The controller input of a run, frame by frame.
+#[derive(Debug)]
+enum InputSource {
+    Released,
+    Movie(Movie),
+    Schedule(InputSchedule),
+}
+
+impl InputSource {
+    fn from_args(input: &RunInput) -> Result<InputSource, String> {
+        if let Some(path) = &input.movie {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            // Comments and file names in old movies may be in a legacy 8-bit encoding.
+            let text = String::from_utf8_lossy(&bytes);
+            let movie = Movie::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            return Ok(InputSource::Movie(movie));
+        }
+        let mut schedule = InputSchedule::new();
+        if let Some(path) = &input.input {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            schedule =
+                InputSchedule::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        for press in &input.press {
+            schedule.push(*press);
+        }
+        Ok(if schedule.is_empty() {
+            InputSource::Released
+        } else {
+            InputSource::Schedule(schedule)
+        })
+    }
+
+    /// The input at boundary `boundary` (from 0, FM2 line `boundary`), which starts frame
+    /// `frame` (from 1). Movies count boundaries; scripted input counts frames.
+    fn input_at(&self, boundary: usize, frame: u64) -> MovieFrame {
+        match self {
+            InputSource::Released => MovieFrame::default(),
+            InputSource::Movie(movie) => movie.frames.get(boundary).copied().unwrap_or_default(),
+            InputSource::Schedule(schedule) => MovieFrame {
+                command: Commands::empty(),
+                pads: [schedule.buttons_for_frame(frame), Buttons::empty()],
+            },
+        }
+    }
+
+    /// Frames to run when --frames is not given: all of a movie (each line one frame, plus the
+    /// start-up frame that follows power-on and every power command), else 60.
+    fn default_frames(&self) -> u64 {
+        match self {
+            InputSource::Movie(movie) => {
+                let powers = movie
+                    .frames
+                    .iter()
+                    .filter(|f| f.command.contains(Commands::POWER))
+                    .count();
+                (movie.frames.len() + powers) as u64 + 1
+            }
+            _ => 60,
+        }
+    }
+}
+
+/// The RAM log: streamed to a temporary file beside the target as the run goes and renamed over
+/// it at the end, so an interrupted run never leaves a partial log.
+struct RamLog {
+    file: AtomicFile,
+    bytes: u64,
+}
+
+impl RamLog {
+    fn create(path: &Path) -> Result<RamLog, String> {
+        let file = AtomicFile::create(path).map_err(|e| e.to_string())?;
+        Ok(RamLog { file, bytes: 0 })
+    }
+
+    fn append(&mut self, nes: &Nes, ram: &mut [u8; 0x800]) -> Result<(), String> {
+        for (addr, byte) in (0u16..).zip(ram.iter_mut()) {
+            *byte = nes.peek(addr);
+        }
+        self.file
+            .write_all(ram)
+            .map_err(|e| format!("cannot write {}: {e}", self.file.path().display()))?;
+        self.bytes += ram.len() as u64;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(PathBuf, u64), String> {
+        let path = self.file.path().to_owned();
+        self.file.commit().map_err(|e| e.to_string())?;
+        Ok((path, self.bytes))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub(crate) fn run(
+    rom: &Path,
+    frames: Option<u64>,
+    input: &RunInput,
+    output: &RunOutput,
+) -> Result<(), String> {
+    // Check the palette and the input files before spending time on the run.
+    let palette = load_palette(output.palette.as_deref())?;
+    let source = InputSource::from_args(input)?;
+    let (mut nes, image) = load_with_image(rom)?;
+    let md5 = rom_md5(&nes, &image);
+    let frames = frames.unwrap_or_else(|| source.default_frames());
+    match &source {
+        InputSource::Movie(movie) => {
+            if movie.header.rom_checksum.is_some_and(|sum| sum != md5) {
+                eprintln!(
+                    "warning: the movie was recorded on a different ROM (romChecksum differs); \
+                     playback will probably desync"
+                );
+            }
+            if movie.header.pal {
+                eprintln!("warning: the movie was recorded with PAL timing; this console is NTSC");
+            }
+        }
+        InputSource::Schedule(schedule) if schedule.last_frame() > frames => eprintln!(
+            "warning: scripted input goes on to frame {} but the run stops at frame {frames}",
+            schedule.last_frame()
+        ),
+        _ => {}
+    }
+    let mut ram_log = output.ram_log.as_deref().map(RamLog::create).transpose()?;
+    let mut battery =
+        (!output.no_battery).then(|| BatterySave::for_rom(rom, output.save_dir.as_deref()));
+    if let Some(battery) = &mut battery {
+        match battery.load(&mut nes) {
+            LoadOutcome::Loaded => eprintln!("battery save loaded: {}", battery.path().display()),
+            LoadOutcome::Rejected(why) => eprintln!("warning: battery save not used: {why}"),
+            LoadOutcome::NoBattery | LoadOutcome::NoFile => {}
+        }
+    }
+    let mut audio = Vec::new();
+    if output.wav.is_some() {
+        nes.set_audio_sample_rate(output.sample_rate);
+    }
+    let mut recorded = Vec::new();
+    let mut ram = [0u8; 0x800];
+    let mut ignored_commands = Commands::empty();
+    let wav = output.wav.is_some();
+    let mut run_frame = |nes: &mut Nes, pads: [Buttons; 2]| -> Result<(), String> {
+        nes.set_buttons(0, pads[0]);
+        nes.set_buttons(1, pads[1]);
+        nes.run_frame();
+        if wav {
+            nes.take_audio_samples(&mut audio);
+        }
+        if let Some(log) = &mut ram_log {
+            log.append(nes, &mut ram)?;
+        }
+        Ok(())
+    };
+    // FM2 input is per frame *boundary* (scanline 240, where FCEUX starts its frames and the
+    // Lua host latches input). Power-on leaves the PPU at scanline 0, so frame 1 runs from
+    // power-on to the first boundary before any movie line applies: FM2 line k is the input of
+    // frame k + 2. A power command restarts the PPU at scanline 0 and so adds such a start-up
+    // frame again. Frames are counted here because power restarts the console's own count.
+    let mut frame = 0u64;
+    let mut boundary = 0usize;
+    let start_up = source.input_at(usize::MAX, 1);
+    if frames > 0 {
+        if input.record.is_some() && start_up != MovieFrame::default() {
+            eprintln!(
+                "warning: input on frame 1 (before the first frame boundary) cannot be stored in \
+                 an FM2 and is not recorded"
+            );
+        }
+        run_frame(&mut nes, start_up.pads)?;
+        frame += 1;
+    }
+    while frame < frames {
+        let line = source.input_at(boundary, frame + 1);
+        boundary += 1;
+        if input.record.is_some() {
+            recorded.push(line);
+        }
+        ignored_commands |= line.command - (Commands::POWER | Commands::SOFT_RESET);
+        if line.command.contains(Commands::POWER) {
+            nes.power_cycle();
+            run_frame(&mut nes, line.pads)?;
+            frame += 1;
+            if frame == frames {
+                break;
+            }
+        } else if line.command.contains(Commands::SOFT_RESET) {
+            nes.soft_reset();
+        }
+        run_frame(&mut nes, line.pads)?;
+        frame += 1;
+    }
+    if !ignored_commands.is_empty() {
+        eprintln!(
+            "warning: movie commands ignored (no FDS or VS. System here): {:?}",
+            ignored_commands
+        );
+    }
+    let mut frame_hash = Sha1::new();
+    for pixel in nes.frame_buffer() {
+        frame_hash.update(pixel.to_le_bytes());
+    }
+    let ram: Vec<u8> = (0..0x800).map(|addr| nes.peek(addr)).collect();
+    println!("frames: {frames}");
+    println!("frame sha1: {}", hex(&frame_hash.finalize()));
+    println!("ram sha1: {}", hex(&Sha1::digest(&ram)));
+    println!("lag frames: {}", nes.lag_frames());
+    if let Some(pc) = nes.jammed_at() {
+        println!("cpu jammed at ${pc:04X}");
+    }
+    if let Some(battery) = &mut battery {
+        if battery.save(&nes).map_err(|e| e.to_string())? {
+            eprintln!("battery save written: {}", battery.path().display());
+        }
+    }
+    if let Some(path) = &output.screenshot {
+        let rgba = nes.frame_rgba(&palette);
+        output::save_png(path, &rgba, SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32)
+            .map_err(|e| e.to_string())?;
+        println!("screenshot: {}", path.display());
+    }
+    if let Some(path) = &output.wav {
+        output::save_wav(path, &audio, output.sample_rate).map_err(|e| e.to_string())?;
+        println!("audio: {} ({} samples)", path.display(), audio.len());
+    }
+    if let Some(log) = ram_log {
+        let (path, bytes) = log.finish()?;
+        println!("ram log: {} ({bytes} bytes)", path.display());
+    }
+    if let Some(path) = &input.record {
+        let movie = recorded_movie(rom, md5, &source, recorded);
+        output::write_atomically(path, movie.to_fm2().as_bytes()).map_err(|e| e.to_string())?;
+        println!(
+            "recorded: {} ({} frames)",
+            path.display(),
+            movie.frames.len()
+        );
+    }
+    Ok(())
+}
+
+/// The FM2 `--record` writes: FCEUX's header for a power-on movie with two gamepads.
+fn recorded_movie(
+    rom: &Path,
+    md5: [u8; 16],
+    source: &InputSource,
+    frames: Vec<MovieFrame>,
+) -> Movie {
+    let mut header = MovieHeader::new();
+    header.emu_version = emu_version();
+    header.rerecord_count = 0;
+    header.rom_filename = rom
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    header.rom_checksum = Some(md5);
+    header.guid = new_guid(&md5);
+    let origin = match source {
+        InputSource::Released => "no input",
+        InputSource::Movie(_) => "a movie",
+        InputSource::Schedule(_) => "scripted input",
+    };
+    header.comments.push(format!(
+        "recorded by nes {} from {origin}",
+        env!("CARGO_PKG_VERSION")
+    ));
+    Movie { header, frames }
+}
