@@ -125,7 +125,7 @@ impl Cartridge {
     }
 
     /// A PPU fetch from $0000-$3EFF (pattern tables, nametables and their $3000 mirror).
-    #[inline]
+    #[inline(always)]
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
         if self.watches_a12 {
             self.observe_ppu_address(addr);
@@ -139,7 +139,7 @@ impl Cartridge {
     }
 
     /// A PPU write ($2007) to $0000-$3EFF: CHR RAM or nametable RAM; CHR ROM ignores it.
-    #[inline]
+    #[inline(always)]
     pub fn ppu_write(&mut self, addr: u16, value: u8) {
         if self.watches_a12 {
             self.observe_ppu_address(addr);
@@ -149,7 +149,7 @@ impl Cartridge {
 
     /// The PPU drove `addr` on its bus without a read or write (e.g. `$2006`, `$2007`
     /// increments). Boards watching A12 react; for the others it is a no-op.
-    #[inline]
+    #[inline(always)]
     pub fn ppu_address_changed(&mut self, addr: u16) {
         if self.watches_a12 {
             self.observe_ppu_address(addr);

@@ -137,7 +137,7 @@ impl Memory {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ppu_read(&self, addr: u16) -> u8 {
         let base = self.ppu_read[usize::from(addr >> 10) & 15];
         self.data
@@ -146,7 +146,7 @@ impl Memory {
             .unwrap_or(0)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ppu_write(&mut self, addr: u16, value: u8) {
         let base = self.ppu_write[usize::from(addr >> 10) & 15];
         if let Some(cell) = self.data.get_mut(base + usize::from(addr & 0x3FF)) {

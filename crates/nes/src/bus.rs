@@ -35,22 +35,22 @@ pub(crate) struct PpuMemory<'a> {
 }
 
 impl PpuBus for PpuMemory<'_> {
-    #[inline]
+    #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
         self.cart.ppu_read(addr)
     }
 
-    #[inline]
+    #[inline(always)]
     fn write(&mut self, addr: u16, value: u8) {
         self.cart.ppu_write(addr, value);
     }
 
-    #[inline]
+    #[inline(always)]
     fn peek(&self, addr: u16) -> u8 {
         self.cart.ppu_peek(addr)
     }
 
-    #[inline]
+    #[inline(always)]
     fn address_changed(&mut self, addr: u16) {
         self.cart.ppu_address_changed(addr);
     }
@@ -140,14 +140,15 @@ impl SystemBus {
 
     /// The effect of a CPU read at `addr` without the clocking around it.
     ///
-    /// Work RAM and cartridge space take nearly every CPU read, so they are tested first and
+    /// Cartridge space and work RAM take nearly every CPU read, so they are tested first and
     /// inlined into each access; the registers go through an out-of-line call.
     #[inline(always)]
     fn read_mapped(&mut self, addr: u16) -> u8 {
-        let value = if addr < 0x2000 {
-            self.ram[usize::from(addr) & (RAM_SIZE - 1)]
-        } else if addr >= 0x4020 {
+        // Cartridge space first: opcode and operand fetches are the commonest reads.
+        let value = if addr >= 0x4020 {
             self.cart.cpu_read(addr).unwrap_or(self.open_bus)
+        } else if addr < 0x2000 {
+            self.ram[usize::from(addr) & (RAM_SIZE - 1)]
         } else {
             return self.read_registers(addr);
         };

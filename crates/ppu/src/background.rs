@@ -32,11 +32,11 @@ const SPREAD: [u32; 256] = {
 /// output, the low eight the next tile. One shift per dot moves all four planes at once.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BackgroundPipeline {
-    nametable_latch: u8,
+    pub(crate) nametable_latch: u8,
     /// Two-bit palette number for the tile being fetched.
-    attribute_latch: u8,
-    pattern_low_latch: u8,
-    pattern_high_latch: u8,
+    pub(crate) attribute_latch: u8,
+    pub(crate) pattern_low_latch: u8,
+    pub(crate) pattern_high_latch: u8,
     pub cells: u64,
     /// The cell shifted in at the bottom on each shift: the low-plane pattern shifter shifts
     /// in 0, the high-plane one 1 (AccuracyCoin "BG Serial In" describes the visible result,
@@ -110,7 +110,7 @@ impl Ppu {
     }
 
     #[inline]
-    fn background_pattern_addr(&self) -> u16 {
+    pub(crate) fn background_pattern_addr(&self) -> u16 {
         let table = if self.ctrl & ctrl::BACKGROUND_TABLE_1000 != 0 {
             0x1000
         } else {

@@ -110,6 +110,19 @@ pub struct Ppu {
     /// `mask_delay` more dots (0 = nothing pending).
     pending_mask: u8,
     mask_delay: u8,
+    /// A `$2007` read returns the buffer at once, but the PPU refills the buffer and steps v
+    /// only a few dots later (AccuracyCoin "$2007 Stress Test": two dots after the CPU read
+    /// ends). Dots until that refill runs, counted like `mask_delay` (0 = none pending).
+    data_read_delay: u8,
+    /// The second `$2006` write copies t to v a few dots after the CPU access (AccuracyCoin
+    /// "Hybrid Addresses"): the new v waits in `pending_v` for `addr_write_delay` more dots.
+    pending_v: u16,
+    addr_write_delay: u8,
+    /// A `$2007` read landing during rendering keeps the next fetch from latching its own
+    /// low address byte (AccuracyCoin "ALE + Read"): that fetch reads with `stale_low_byte`
+    /// instead. It is redone when `ale_glitch_delay` runs out, just after it happened.
+    stale_low_byte: u8,
+    ale_glitch_delay: u8,
     vblank: bool,
     sprite_zero_hit: bool,
     sprite_overflow: bool,
@@ -195,6 +208,11 @@ impl Ppu {
             colour_cache: [0; 32],
             pending_mask: 0,
             mask_delay: 0,
+            data_read_delay: 0,
+            pending_v: 0,
+            addr_write_delay: 0,
+            stale_low_byte: 0,
+            ale_glitch_delay: 0,
             vblank: false,
             sprite_zero_hit: false,
             sprite_overflow: false,
@@ -225,6 +243,9 @@ impl Ppu {
     pub fn reset(&mut self) {
         self.ctrl = 0;
         self.mask_delay = 0;
+        self.data_read_delay = 0;
+        self.addr_write_delay = 0;
+        self.ale_glitch_delay = 0;
         self.set_mask(0);
         self.scroll.t = 0;
         self.scroll.fine_x = 0;

@@ -13,6 +13,18 @@ pub(crate) const IO_LATCH_DECAY_FRAMES: u64 = 36;
 /// would be the very next dot.
 pub(crate) const MASK_WRITE_DELAY_DOTS: u8 = 4;
 
+/// Dots between a `$2007` read (made between two dots) and the dot before whose work the
+/// buffer refill and v step happen, counted like `MASK_WRITE_DELAY_DOTS`. The CPU read ends
+/// one dot after the access point and the refill comes two dots after that (AccuracyCoin
+/// "$2007 Stress Test"), so it takes the fetch of the third dot after the access; a second
+/// read one CPU cycle (3 dots) later still sees the old buffer.
+pub(crate) const DATA_READ_DELAY_DOTS: u8 = 4;
+
+/// Dots between the second `$2006` write and the dot before whose work v takes the new
+/// address, counted like `MASK_WRITE_DELAY_DOTS`: the copy lands after the third dot following
+/// the access (AccuracyCoin "Hybrid Addresses" catches it between the two dots of a fetch).
+pub(crate) const ADDR_WRITE_DELAY_DOTS: u8 = 4;
+
 /// The PPU data-bus latch that write-only registers and undriven status bits read back.
 ///
 /// Each bit is a capacitor: driving it with 1 charges it (and restarts its decay timer),
@@ -133,9 +145,15 @@ impl Ppu {
                 }
             }
             6 => {
+                self.settle_data_read(bus);
+                self.settle_addr_write(bus);
                 if !self.warmup {
+                    let old_v = self.scroll.v;
                     if let Some(v) = self.scroll.write_addr(value) {
-                        bus.address_changed(v & 0x3FFF);
+                        // t is written now; v follows `ADDR_WRITE_DELAY_DOTS` later.
+                        self.scroll.v = old_v;
+                        self.pending_v = v;
+                        self.addr_write_delay = ADDR_WRITE_DELAY_DOTS;
                     }
                 }
             }
@@ -258,28 +276,73 @@ impl Ppu {
         }
     }
 
-    /// `$2007` read: buffered for `$0000-$3EFF`; palette reads return at once (bits 6-7 from
-    /// the latch) and refill the buffer from the nametable "underneath" (`addr - $1000`).
+    /// `$2007` read: returns the read buffer (palette addresses return palette RAM at once,
+    /// bits 6-7 from the latch). The buffer refill and the v step follow
+    /// `DATA_READ_DELAY_DOTS` later ([`Ppu::finish_data_read`]).
     fn read_data<B: PpuBus>(&mut self, bus: &mut B) -> u8 {
+        self.settle_addr_write(bus);
         let now = self.frames_completed;
         let vram_addr = self.scroll.v & 0x3FFF;
         let value = if vram_addr >= 0x3F00 {
             let value = (self.io_latch.read(now) & 0xC0) | self.palette_read_value(vram_addr);
-            self.read_buffer = bus.read(vram_addr & 0x2FFF);
             self.io_latch.refresh(now, value, 0x3F);
             value
         } else {
             let value = self.read_buffer;
-            self.read_buffer = bus.read(vram_addr);
             self.io_latch.refresh(now, value, 0xFF);
             value
         };
-        self.step_after_data_access(bus);
+        if self.data_read_delay != 0 {
+            // A read one CPU cycle after another (`LDA $20F7,X` crossing a page, DMA halt
+            // re-reads) sampled the buffer before the earlier refill arrived: it returns the
+            // stale byte, and the earlier refill and v step still happen (blargg's
+            // double_2007_read accepts "22 44 ..." for this).
+            self.finish_data_read(bus);
+        }
+        self.data_read_delay = DATA_READ_DELAY_DOTS;
         value
+    }
+
+    /// The second half of a `$2007` read: the PPU's own memory cycle fills the buffer, then
+    /// v steps. Outside rendering it reads v (the nametable "underneath" for palette
+    /// addresses); during rendering the rendering fetch owns the bus, so the buffer takes
+    /// whatever that fetch reads on this dot (AccuracyCoin "$2007 Stress Test").
+    pub(crate) fn finish_data_read<B: PpuBus>(&mut self, bus: &mut B) {
+        self.data_read_delay = 0;
+        if self.rendering_active() {
+            let fetch_addr = self.rendering_fetch_addr();
+            self.read_buffer = bus.peek(fetch_addr);
+            self.schedule_ale_glitch(fetch_addr);
+        } else {
+            let vram_addr = self.scroll.v & 0x3FFF;
+            let source = if vram_addr >= 0x3F00 {
+                vram_addr & 0x2FFF
+            } else {
+                vram_addr
+            };
+            self.read_buffer = bus.read(source);
+        }
+        self.step_after_data_access(bus);
+    }
+
+    /// A CPU access that uses v sees a pending `$2006` copy first.
+    fn settle_addr_write<B: PpuBus>(&mut self, bus: &mut B) {
+        if self.addr_write_delay != 0 {
+            self.finish_addr_write(bus);
+        }
+    }
+
+    /// A CPU access that uses v (`$2006`, `$2007` writes) sees any pending read's step first.
+    fn settle_data_read<B: PpuBus>(&mut self, bus: &mut B) {
+        if self.data_read_delay != 0 {
+            self.finish_data_read(bus);
+        }
     }
 
     /// `$2007` write: palette RAM keeps 6 bits; everything else goes to the bus.
     fn write_data<B: PpuBus>(&mut self, value: u8, bus: &mut B) {
+        self.settle_addr_write(bus);
+        self.settle_data_read(bus);
         let vram_addr = self.scroll.v & 0x3FFF;
         if vram_addr >= 0x3F00 {
             self.palette_ram[palette_ram_index(vram_addr)] = value & 0x3F;
@@ -325,6 +388,14 @@ mod tests {
         ppu.write_register(0x2006, addr as u8, bus);
     }
 
+    /// A `$2007` read as `LDA $2007` makes it: the access, then the rest of the instruction
+    /// (4 CPU cycles, 12 dots) before the next one.
+    fn lda_2007(ppu: &mut Ppu, bus: &mut FlatBus) -> u8 {
+        let value = ppu.read_register(0x2007, bus);
+        run_dots(ppu, bus, 12);
+        value
+    }
+
     #[test]
     fn data_reads_are_buffered_below_the_palette() {
         let (mut ppu, mut bus) = ready();
@@ -332,13 +403,48 @@ mod tests {
         bus.memory[0x2346] = 0xCD;
         set_addr(&mut ppu, &mut bus, 0x2345);
         assert_eq!(
-            ppu.read_register(0x2007, &mut bus),
+            lda_2007(&mut ppu, &mut bus),
             0x00,
             "first read returns the stale buffer"
         );
-        assert_eq!(ppu.read_register(0x2007, &mut bus), 0xAB);
-        assert_eq!(ppu.read_register(0x2007, &mut bus), 0xCD);
+        assert_eq!(lda_2007(&mut ppu, &mut bus), 0xAB);
+        assert_eq!(lda_2007(&mut ppu, &mut bus), 0xCD);
         assert_eq!(ppu.vram_addr(), 0x2348);
+    }
+
+    #[test]
+    fn data_read_refill_and_step_land_a_few_dots_later() {
+        let (mut ppu, mut bus) = ready();
+        bus.memory[0x2345] = 0xAB;
+        set_addr(&mut ppu, &mut bus, 0x2345);
+        let _ = ppu.read_register(0x2007, &mut bus);
+        run_dots(&mut ppu, &mut bus, u32::from(super::DATA_READ_DELAY_DOTS) - 1);
+        assert_eq!(ppu.peek_register(0x2007), 0x00, "refill not there yet");
+        assert_eq!(ppu.vram_addr(), 0x2345, "v not stepped yet");
+        ppu.tick(&mut bus);
+        assert_eq!(ppu.peek_register(0x2007), 0xAB);
+        assert_eq!(ppu.vram_addr(), 0x2346);
+    }
+
+    #[test]
+    fn reads_one_cpu_cycle_apart_return_the_stale_buffer_and_step_twice() {
+        // blargg's double_2007_read: `LDA $20F7,X` reads $2007 on two consecutive cycles.
+        let (mut ppu, mut bus) = ready();
+        for (offset, byte) in [0x11u8, 0x22, 0x33, 0x44].iter().enumerate() {
+            bus.memory[0x2000 + offset] = *byte;
+        }
+        set_addr(&mut ppu, &mut bus, 0x2000);
+        assert_eq!(lda_2007(&mut ppu, &mut bus), 0x00);
+        assert_eq!(ppu.read_register(0x2007, &mut bus), 0x11, "dummy read");
+        run_dots(&mut ppu, &mut bus, 3);
+        assert_eq!(
+            ppu.read_register(0x2007, &mut bus),
+            0x11,
+            "the first refill has not arrived"
+        );
+        run_dots(&mut ppu, &mut bus, 9);
+        assert_eq!(lda_2007(&mut ppu, &mut bus), 0x33, "both reads stepped v");
+        assert_eq!(ppu.vram_addr(), 0x2004);
     }
 
     #[test]
@@ -541,6 +647,8 @@ mod tests {
         run_to(&mut ppu, &mut bus, 5, 100);
         let before = ppu.vram_addr();
         let _ = ppu.read_register(0x2007, &mut bus);
+        // The step lands with the refill, a few dots after the access.
+        run_dots(&mut ppu, &mut bus, u32::from(super::DATA_READ_DELAY_DOTS));
         let mut expected = crate::scroll::ScrollRegisters {
             v: before,
             ..Default::default()
@@ -548,6 +656,26 @@ mod tests {
         expected.increment_coarse_x();
         expected.increment_y();
         assert_eq!(ppu.vram_addr(), expected.v);
+    }
+
+    #[test]
+    fn data_read_during_rendering_fills_the_buffer_from_the_rendering_fetch() {
+        let (mut ppu, mut bus) = ready();
+        // Every attribute byte of the first nametable reads $5A, every tile byte $00.
+        for addr in 0x23C0..0x2400 {
+            bus.memory[addr] = 0x5A;
+        }
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        // Accessed before dot 16: the refill lands on dot 19, the attribute fetch (19-20).
+        run_to(&mut ppu, &mut bus, 5, 16);
+        let _ = ppu.read_register(0x2007, &mut bus);
+        run_dots(&mut ppu, &mut bus, 12);
+        assert_eq!(ppu.peek_register(0x2007), 0x5A);
+        // Accessed before dot 30: the refill lands on dot 33, a nametable fetch.
+        run_to(&mut ppu, &mut bus, 6, 30);
+        let _ = ppu.read_register(0x2007, &mut bus);
+        run_dots(&mut ppu, &mut bus, 12);
+        assert_eq!(ppu.peek_register(0x2007), 0x00);
     }
 
     #[test]

@@ -112,8 +112,12 @@ impl Ppu {
     /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one.
     #[inline]
     pub fn tick<B: PpuBus>(&mut self, bus: &mut B) {
-        if self.mask_delay != 0 {
-            self.run_delayed_mask();
+        // One test covers both kinds of delayed register effects, so the common path pays a
+        // single branch.
+        if self.mask_delay | self.data_read_delay | self.addr_write_delay | self.ale_glitch_delay
+            != 0
+        {
+            self.run_delayed_register_effects(bus);
         }
         let line = self.scanline;
         if line < POST_RENDER_SCANLINE {
@@ -132,13 +136,108 @@ impl Ppu {
         self.advance();
     }
 
-    /// A `$2001` write landing a few dots after the CPU access.
+    /// A `$2001` write or a `$2007` read refill landing a few dots after the CPU access,
+    /// before the work of the dot about to run.
     #[cold]
-    fn run_delayed_mask(&mut self) {
-        self.mask_delay -= 1;
-        if self.mask_delay == 0 {
-            self.apply_mask(self.pending_mask);
+    fn run_delayed_register_effects<B: PpuBus>(&mut self, bus: &mut B) {
+        if self.mask_delay != 0 {
+            self.mask_delay -= 1;
+            if self.mask_delay == 0 {
+                self.apply_mask(self.pending_mask);
+            }
         }
+        if self.addr_write_delay != 0 {
+            self.addr_write_delay -= 1;
+            if self.addr_write_delay == 0 {
+                self.finish_addr_write(bus);
+            }
+        }
+        if self.ale_glitch_delay != 0 {
+            self.ale_glitch_delay -= 1;
+            if self.ale_glitch_delay == 0 {
+                self.redo_fetch_with_stale_low_byte(bus);
+            }
+        }
+        if self.data_read_delay != 0 {
+            self.data_read_delay -= 1;
+            if self.data_read_delay == 0 {
+                self.finish_data_read(bus);
+            }
+        }
+    }
+
+    /// Called by a `$2007` read landing during rendering (before the work of the dot about
+    /// to run): the fetch after the current one misses its address latch strobe, so it reads
+    /// from its own high bits over the current fetch's low byte (AccuracyCoin "ALE + Read":
+    /// a pattern fetch right after an attribute fetch reads `$xFC0-$xFC7`-style rows).
+    pub(crate) fn schedule_ale_glitch(&mut self, current_fetch_addr: u16) {
+        self.stale_low_byte = current_fetch_addr as u8;
+        // Fetches start on odd dots; the next one starts 2 dots on from an odd dot, 1 from an
+        // even one. It is redone before the work of the dot after it.
+        self.ale_glitch_delay = if self.dot & 1 == 1 { 3 } else { 2 };
+    }
+
+    /// Redoes the background fetch made on the previous dot with the stale low address byte.
+    /// Sprite pattern fetches are left alone.
+    fn redo_fetch_with_stale_low_byte<B: PpuBus>(&mut self, bus: &mut B) {
+        let fetch_dot = self.dot.wrapping_sub(1);
+        if !self.rendering_active()
+            || !((1..=256).contains(&fetch_dot) || (321..=336).contains(&fetch_dot))
+        {
+            return;
+        }
+        let low = u16::from(self.stale_low_byte);
+        let stale = |addr: u16| (addr & 0x3F00) | low;
+        // `peek`: the bus already saw this fetch; only the data it returns changes.
+        match ((fetch_dot - 1) >> 1) & 3 {
+            0 => self.background.nametable_latch = bus.peek(stale(self.scroll.nametable_addr())),
+            1 => {
+                let byte = bus.peek(stale(self.scroll.attribute_addr()));
+                self.background.attribute_latch = (byte >> self.scroll.attribute_shift()) & 0x03;
+            }
+            2 => {
+                self.background.pattern_low_latch = bus.peek(stale(self.background_pattern_addr()));
+            }
+            _ => {
+                self.background.pattern_high_latch =
+                    bus.peek(stale(self.background_pattern_addr() | 8));
+            }
+        }
+    }
+
+    /// The delayed t -> v copy of a second `$2006` write. The PPU's address bus is
+    /// multiplexed: the external latch took the low byte on the first dot of a fetch (ALE),
+    /// while A8-A13 are driven for the whole fetch. A copy landing between the two dots
+    /// therefore reads from a hybrid address, the new v's high bits over the old low byte
+    /// (AccuracyCoin "Hybrid Addresses").
+    pub(crate) fn finish_addr_write<B: PpuBus>(&mut self, bus: &mut B) {
+        self.addr_write_delay = 0;
+        let old_v = self.scroll.v;
+        self.scroll.v = self.pending_v;
+        if self.rendering_active() {
+            let previous_dot = self.dot.wrapping_sub(1);
+            let fetching = (1..=256).contains(&previous_dot) || (321..=336).contains(&previous_dot);
+            if fetching {
+                let new = self.scroll;
+                let mut old = self.scroll;
+                old.v = old_v;
+                let hybrid = |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
+                match (previous_dot - 1) & 7 {
+                    0 => {
+                        let addr = hybrid(old.nametable_addr(), new.nametable_addr());
+                        self.background.nametable_latch = bus.peek(addr);
+                    }
+                    2 => {
+                        let addr = hybrid(old.attribute_addr(), new.attribute_addr());
+                        self.background.attribute_latch =
+                            (bus.peek(addr) >> old.attribute_shift()) & 0x03;
+                    }
+                    // Pattern addresses do not depend on v's high bits.
+                    _ => {}
+                }
+            }
+        }
+        bus.address_changed(self.scroll.v & 0x3FFF);
     }
 
     /// A pre-render line dot: the status flags clear at dot 1, the odd-frame skip is decided
@@ -344,6 +443,33 @@ impl Ppu {
                 self.fetch(bus, self.scroll.nametable_addr());
             }
             _ => self.oam_bus = self.secondary_oam[0],
+        }
+    }
+
+    /// The address the rendering fetch drives during the dot about to run: the 2-dot fetch
+    /// (address, then read) that contains it, computed from the state the fetch itself uses.
+    /// Only a `$2007` read landing during rendering asks, so this stays off the per-dot path.
+    pub(crate) fn rendering_fetch_addr(&self) -> u16 {
+        let dot = self.dot;
+        match dot {
+            1..=256 | 321..=336 => match ((dot - 1) >> 1) & 3 {
+                0 => self.scroll.nametable_addr(),
+                1 => self.scroll.attribute_addr(),
+                2 => self.background_pattern_addr(),
+                _ => self.background_pattern_addr() | 8,
+            },
+            257..=320 => {
+                let offset = dot - 257;
+                let base = usize::from(offset >> 3) * 4;
+                match (offset >> 1) & 3 {
+                    0 | 1 => self.scroll.nametable_addr(),
+                    2 => self.sprite_pattern_addr(base),
+                    _ => self.sprite_pattern_addr(base) | 8,
+                }
+            }
+            // Dots 337-340 fetch the unused nametable bytes; dot 0 idles with that address
+            // still on the bus.
+            _ => self.scroll.nametable_addr(),
         }
     }
 
@@ -772,13 +898,16 @@ mod tests {
         ppu.write_register(0x2007, 0x23, &mut bus);
         ppu.write_register(0x2006, 0x3F, &mut bus);
         ppu.write_register(0x2006, 0x02, &mut bus);
-        // v = $3F02 now: the PPU outputs that entry.
+        // v = $3F02 from dot 3 on: the PPU outputs that entry.
         run_to(&mut ppu, &mut bus, 1, 0);
-        assert!(ppu.frame_buffer()[..256].iter().all(|&p| p == 0x23));
+        assert!(ppu.frame_buffer()[2..256].iter().all(|&p| p == 0x23));
         ppu.write_register(0x2006, 0x20, &mut bus);
         ppu.write_register(0x2006, 0x00, &mut bus);
         run_to(&mut ppu, &mut bus, 2, 0);
-        assert!(ppu.frame_buffer()[256..512].iter().all(|&p| p == 0x21));
+        // The t -> v copy lands before dot 3: pixels 0-1 (dots 1-2) still show $3F02.
+        let line_1 = &ppu.frame_buffer()[256..512];
+        assert!(line_1[..2].iter().all(|&p| p == 0x23));
+        assert!(line_1[2..].iter().all(|&p| p == 0x21));
     }
 
     // ---- Golden scenes ----
@@ -1076,6 +1205,9 @@ mod tests {
         ppu.set_warmup(false);
         ppu.write_register(0x2006, 0x21, &mut Minimal);
         ppu.write_register(0x2006, 0x08, &mut Minimal);
+        for _ in 0..crate::registers::ADDR_WRITE_DELAY_DOTS {
+            ppu.tick(&mut Minimal);
+        }
         assert_eq!(ppu.vram_addr(), 0x2108);
     }
 

@@ -167,7 +167,7 @@ impl Ppu {
 
     /// The pattern row address for the sprite in secondary slot starting at `base`. Empty
     /// slots hold $FF bytes, so they fetch tile $FF as the hardware does.
-    fn sprite_pattern_addr(&self, base: usize) -> u16 {
+    pub(crate) fn sprite_pattern_addr(&self, base: usize) -> u16 {
         let y = self.secondary_oam[base];
         let tile = self.secondary_oam[base + 1];
         let attributes = self.secondary_oam[base + 2];
