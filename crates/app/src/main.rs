@@ -137,7 +137,7 @@ fn main() -> ExitCode {
             lines,
         } => trace(&rom, start_pc, lines),
         Command::Bench { rom, frames, runs } => bench(&rom, frames, runs),
-        Command::TestRoms(args) => match test_roms::run(&args) {
+        Command::TestRoms(args) => match test_roms::run(&args, &mut std::io::stdout().lock()) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::FAILURE,
             Err(e) => Err(e.to_string()),

@@ -78,6 +78,35 @@ pub(crate) mod mask {
     pub const RENDERING: u8 = BACKGROUND | SPRITES;
 }
 
+/// Register effects that land a few dots after the CPU access, as countdowns of dots
+/// (0 = nothing pending). Each is decremented before the work of a dot and takes effect
+/// before the work of the dot where it reaches 0. Kept in one aligned word so `tick` tests
+/// them all with a single load.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(4))]
+pub(crate) struct RegisterDelays {
+    /// A `$2001` write on its way to the rendering logic.
+    pub mask: u8,
+    /// A `$2007` read returns the buffer at once, but the PPU refills the buffer and steps v
+    /// only a few dots later (AccuracyCoin "$2007 Stress Test": two dots after the CPU read
+    /// ends).
+    pub data_read: u8,
+    /// A second `$2006` write's t -> v copy.
+    pub addr_write: u8,
+    /// A `$2007` read landing during rendering keeps the next fetch from latching its own
+    /// low address byte (AccuracyCoin "ALE + Read"); that fetch is redone with
+    /// `stale_low_byte` when this runs out, just after it happened.
+    pub ale_glitch: u8,
+}
+
+impl RegisterDelays {
+    /// Whether any delayed effect is pending.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        u32::from_ne_bytes([self.mask, self.data_read, self.addr_write, self.ale_glitch]) != 0
+    }
+}
+
 /// The Ricoh 2C02 NTSC PPU.
 #[derive(Clone)]
 pub struct Ppu {
@@ -107,22 +136,15 @@ pub struct Ppu {
     colour_cache: [u16; 32],
     /// A `$2001` write reaches the rendering logic a few dots late (NESdev wiki "PPU
     /// registers"; AccuracyCoin "BG Serial In" measures 2-5 dots): the value waits here for
-    /// `mask_delay` more dots (0 = nothing pending).
+    /// `delays.mask` more dots.
     pending_mask: u8,
-    mask_delay: u8,
-    /// A `$2007` read returns the buffer at once, but the PPU refills the buffer and steps v
-    /// only a few dots later (AccuracyCoin "$2007 Stress Test": two dots after the CPU read
-    /// ends). Dots until that refill runs, counted like `mask_delay` (0 = none pending).
-    data_read_delay: u8,
     /// The second `$2006` write copies t to v a few dots after the CPU access (AccuracyCoin
-    /// "Hybrid Addresses"): the new v waits in `pending_v` for `addr_write_delay` more dots.
+    /// "Hybrid Addresses"): the new v waits here for `delays.addr_write` more dots.
     pending_v: u16,
-    addr_write_delay: u8,
-    /// A `$2007` read landing during rendering keeps the next fetch from latching its own
-    /// low address byte (AccuracyCoin "ALE + Read"): that fetch reads with `stale_low_byte`
-    /// instead. It is redone when `ale_glitch_delay` runs out, just after it happened.
+    /// The low address byte a fetch missing its address latch strobe reads with (see
+    /// `delays.ale_glitch`).
     stale_low_byte: u8,
-    ale_glitch_delay: u8,
+    delays: RegisterDelays,
     vblank: bool,
     sprite_zero_hit: bool,
     sprite_overflow: bool,
@@ -207,12 +229,9 @@ impl Ppu {
             emphasis_bits: 0,
             colour_cache: [0; 32],
             pending_mask: 0,
-            mask_delay: 0,
-            data_read_delay: 0,
             pending_v: 0,
-            addr_write_delay: 0,
             stale_low_byte: 0,
-            ale_glitch_delay: 0,
+            delays: RegisterDelays::default(),
             vblank: false,
             sprite_zero_hit: false,
             sprite_overflow: false,
@@ -242,10 +261,8 @@ impl Ppu {
     /// flag, OAM, OAMADDR, v and palette RAM are unchanged. The write warm-up starts again.
     pub fn reset(&mut self) {
         self.ctrl = 0;
-        self.mask_delay = 0;
-        self.data_read_delay = 0;
-        self.addr_write_delay = 0;
-        self.ale_glitch_delay = 0;
+        // Pending register effects are dropped with the registers they belonged to.
+        self.delays = RegisterDelays::default();
         self.set_mask(0);
         self.scroll.t = 0;
         self.scroll.fine_x = 0;
@@ -326,7 +343,8 @@ impl Ppu {
         &self.secondary_oam
     }
 
-    /// The current VRAM address (loopy v).
+    /// The current VRAM address (loopy v). A second `$2006` write and a `$2007` read reach
+    /// it a few dots after the CPU access (see `RegisterDelays`).
     pub fn vram_addr(&self) -> u16 {
         self.scroll.v
     }

@@ -128,12 +128,12 @@ impl Ppu {
             }
             1 => {
                 if !self.warmup {
-                    if self.mask_delay != 0 {
+                    if self.delays.mask != 0 {
                         // A second write before the first landed: the first lands now.
                         self.apply_mask(self.pending_mask);
                     }
                     self.pending_mask = value;
-                    self.mask_delay = MASK_WRITE_DELAY_DOTS;
+                    self.delays.mask = MASK_WRITE_DELAY_DOTS;
                 }
             }
             2 => {}
@@ -153,7 +153,7 @@ impl Ppu {
                         // t is written now; v follows `ADDR_WRITE_DELAY_DOTS` later.
                         self.scroll.v = old_v;
                         self.pending_v = v;
-                        self.addr_write_delay = ADDR_WRITE_DELAY_DOTS;
+                        self.delays.addr_write = ADDR_WRITE_DELAY_DOTS;
                     }
                 }
             }
@@ -163,7 +163,7 @@ impl Ppu {
 
     /// A `$2001` value reaching the rendering logic (after `MASK_WRITE_DELAY_DOTS`).
     pub(crate) fn apply_mask(&mut self, value: u8) {
-        self.mask_delay = 0;
+        self.delays.mask = 0;
         self.catch_up();
         let was_rendering = self.rendering_enabled;
         self.set_mask(value);
@@ -292,14 +292,14 @@ impl Ppu {
             self.io_latch.refresh(now, value, 0xFF);
             value
         };
-        if self.data_read_delay != 0 {
+        if self.delays.data_read != 0 {
             // A read one CPU cycle after another (`LDA $20F7,X` crossing a page, DMA halt
             // re-reads) sampled the buffer before the earlier refill arrived: it returns the
             // stale byte, and the earlier refill and v step still happen (blargg's
             // double_2007_read accepts "22 44 ..." for this).
             self.finish_data_read(bus);
         }
-        self.data_read_delay = DATA_READ_DELAY_DOTS;
+        self.delays.data_read = DATA_READ_DELAY_DOTS;
         value
     }
 
@@ -307,8 +307,9 @@ impl Ppu {
     /// v steps. Outside rendering it reads v (the nametable "underneath" for palette
     /// addresses); during rendering the rendering fetch owns the bus, so the buffer takes
     /// whatever that fetch reads on this dot (AccuracyCoin "$2007 Stress Test").
+    #[cold]
     pub(crate) fn finish_data_read<B: PpuBus>(&mut self, bus: &mut B) {
-        self.data_read_delay = 0;
+        self.delays.data_read = 0;
         if self.rendering_active() {
             let fetch_addr = self.rendering_fetch_addr();
             self.read_buffer = bus.peek(fetch_addr);
@@ -327,14 +328,14 @@ impl Ppu {
 
     /// A CPU access that uses v sees a pending `$2006` copy first.
     fn settle_addr_write<B: PpuBus>(&mut self, bus: &mut B) {
-        if self.addr_write_delay != 0 {
+        if self.delays.addr_write != 0 {
             self.finish_addr_write(bus);
         }
     }
 
     /// A CPU access that uses v (`$2006`, `$2007` writes) sees any pending read's step first.
     fn settle_data_read<B: PpuBus>(&mut self, bus: &mut B) {
-        if self.data_read_delay != 0 {
+        if self.delays.data_read != 0 {
             self.finish_data_read(bus);
         }
     }
@@ -418,7 +419,11 @@ mod tests {
         bus.memory[0x2345] = 0xAB;
         set_addr(&mut ppu, &mut bus, 0x2345);
         let _ = ppu.read_register(0x2007, &mut bus);
-        run_dots(&mut ppu, &mut bus, u32::from(super::DATA_READ_DELAY_DOTS) - 1);
+        run_dots(
+            &mut ppu,
+            &mut bus,
+            u32::from(super::DATA_READ_DELAY_DOTS) - 1,
+        );
         assert_eq!(ppu.peek_register(0x2007), 0x00, "refill not there yet");
         assert_eq!(ppu.vram_addr(), 0x2345, "v not stepped yet");
         ppu.tick(&mut bus);

@@ -112,11 +112,8 @@ impl Ppu {
     /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one.
     #[inline]
     pub fn tick<B: PpuBus>(&mut self, bus: &mut B) {
-        // One test covers both kinds of delayed register effects, so the common path pays a
-        // single branch.
-        if self.mask_delay | self.data_read_delay | self.addr_write_delay | self.ale_glitch_delay
-            != 0
-        {
+        // One load and one branch cover every delayed register effect on the common path.
+        if self.delays.any() {
             self.run_delayed_register_effects(bus);
         }
         let line = self.scanline;
@@ -136,31 +133,32 @@ impl Ppu {
         self.advance();
     }
 
-    /// A `$2001` write or a `$2007` read refill landing a few dots after the CPU access,
-    /// before the work of the dot about to run.
+    /// Register effects landing a few dots after their CPU access (a `$2001` value, a
+    /// `$2006` copy, a `$2007` read's refill and step, the fetch that read disturbs), before
+    /// the work of the dot about to run.
     #[cold]
     fn run_delayed_register_effects<B: PpuBus>(&mut self, bus: &mut B) {
-        if self.mask_delay != 0 {
-            self.mask_delay -= 1;
-            if self.mask_delay == 0 {
+        if self.delays.mask != 0 {
+            self.delays.mask -= 1;
+            if self.delays.mask == 0 {
                 self.apply_mask(self.pending_mask);
             }
         }
-        if self.addr_write_delay != 0 {
-            self.addr_write_delay -= 1;
-            if self.addr_write_delay == 0 {
+        if self.delays.addr_write != 0 {
+            self.delays.addr_write -= 1;
+            if self.delays.addr_write == 0 {
                 self.finish_addr_write(bus);
             }
         }
-        if self.ale_glitch_delay != 0 {
-            self.ale_glitch_delay -= 1;
-            if self.ale_glitch_delay == 0 {
+        if self.delays.ale_glitch != 0 {
+            self.delays.ale_glitch -= 1;
+            if self.delays.ale_glitch == 0 {
                 self.redo_fetch_with_stale_low_byte(bus);
             }
         }
-        if self.data_read_delay != 0 {
-            self.data_read_delay -= 1;
-            if self.data_read_delay == 0 {
+        if self.delays.data_read != 0 {
+            self.delays.data_read -= 1;
+            if self.delays.data_read == 0 {
                 self.finish_data_read(bus);
             }
         }
@@ -168,17 +166,19 @@ impl Ppu {
 
     /// Called by a `$2007` read landing during rendering (before the work of the dot about
     /// to run): the fetch after the current one misses its address latch strobe, so it reads
-    /// from its own high bits over the current fetch's low byte (AccuracyCoin "ALE + Read":
-    /// a pattern fetch right after an attribute fetch reads `$xFC0-$xFC7`-style rows).
+    /// from its own high bits over the current fetch's low byte (AccuracyCoin "ALE + Read": a
+    /// pattern fetch right after an attribute fetch reads the pattern byte at the attribute
+    /// address's low byte, `$C0-$FF`, instead of its own row).
     pub(crate) fn schedule_ale_glitch(&mut self, current_fetch_addr: u16) {
         self.stale_low_byte = current_fetch_addr as u8;
         // Fetches start on odd dots; the next one starts 2 dots on from an odd dot, 1 from an
         // even one. It is redone before the work of the dot after it.
-        self.ale_glitch_delay = if self.dot & 1 == 1 { 3 } else { 2 };
+        self.delays.ale_glitch = if self.dot & 1 == 1 { 3 } else { 2 };
     }
 
     /// Redoes the background fetch made on the previous dot with the stale low address byte.
     /// Sprite pattern fetches are left alone.
+    #[cold]
     fn redo_fetch_with_stale_low_byte<B: PpuBus>(&mut self, bus: &mut B) {
         let fetch_dot = self.dot.wrapping_sub(1);
         if !self.rendering_active()
@@ -210,8 +210,9 @@ impl Ppu {
     /// while A8-A13 are driven for the whole fetch. A copy landing between the two dots
     /// therefore reads from a hybrid address, the new v's high bits over the old low byte
     /// (AccuracyCoin "Hybrid Addresses").
+    #[cold]
     pub(crate) fn finish_addr_write<B: PpuBus>(&mut self, bus: &mut B) {
-        self.addr_write_delay = 0;
+        self.delays.addr_write = 0;
         let old_v = self.scroll.v;
         self.scroll.v = self.pending_v;
         if self.rendering_active() {
@@ -221,7 +222,8 @@ impl Ppu {
                 let new = self.scroll;
                 let mut old = self.scroll;
                 old.v = old_v;
-                let hybrid = |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
+                let hybrid =
+                    |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
                 match (previous_dot - 1) & 7 {
                     0 => {
                         let addr = hybrid(old.nametable_addr(), new.nametable_addr());
@@ -254,7 +256,7 @@ impl Ppu {
         } else if self.dot == ODD_FRAME_SKIP_SAMPLE_DOT {
             // The latest `$2001` value counts even if it has not reached the rendering
             // logic yet: this sample point already accounts for that delay.
-            let latest_mask = if self.mask_delay != 0 {
+            let latest_mask = if self.delays.mask != 0 {
                 self.pending_mask
             } else {
                 self.mask
@@ -1209,6 +1211,49 @@ mod tests {
             ppu.tick(&mut Minimal);
         }
         assert_eq!(ppu.vram_addr(), 0x2108);
+    }
+
+    #[test]
+    fn address_copy_between_the_two_dots_of_a_fetch_reads_a_hybrid_address() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        // Accessed before dot 183: the copy lands before dot 186, between the nametable
+        // fetch's address dot (185, after the coarse X step on 184) and its read dot.
+        run_to(&mut ppu, &mut bus, 5, 183);
+        let mut old = crate::scroll::ScrollRegisters {
+            v: ppu.vram_addr(),
+            ..Default::default()
+        };
+        old.increment_coarse_x();
+        let hybrid = 0x2F00 | (old.nametable_addr() & 0xFF);
+        bus.memory[usize::from(hybrid)] = 0x77;
+        ppu.write_register(0x2006, 0x2F, &mut bus);
+        ppu.write_register(0x2006, 0x00, &mut bus);
+        run_to(&mut ppu, &mut bus, 5, 187);
+        assert_eq!(ppu.background.nametable_latch, 0x77);
+        assert_eq!(ppu.vram_addr(), 0x2F00);
+    }
+
+    #[test]
+    fn data_read_during_rendering_makes_the_next_fetch_reuse_the_low_address_byte() {
+        let (mut ppu, mut bus) = ready();
+        ppu.write_register(0x2001, 0x08, &mut bus);
+        // Accessed before dot 224: the read lands on the attribute fetch (227), so the
+        // pattern fetch on 229 keeps the attribute address's low byte. Tiles are all $00.
+        run_to(&mut ppu, &mut bus, 5, 224);
+        let mut at_landing = crate::scroll::ScrollRegisters {
+            v: ppu.vram_addr(),
+            ..Default::default()
+        };
+        at_landing.increment_coarse_x();
+        let stale_addr = at_landing.attribute_addr() & 0xFF;
+        bus.memory[usize::from(stale_addr)] = 0xA5;
+        let _ = ppu.read_register(0x2007, &mut bus);
+        run_to(&mut ppu, &mut bus, 5, 231);
+        assert_eq!(ppu.background.pattern_low_latch, 0xA5);
+        // Without the read the same fetch sees the tile's own (empty) row.
+        run_to(&mut ppu, &mut bus, 6, 231);
+        assert_eq!(ppu.background.pattern_low_latch, 0x00);
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub fn manifest_root(manifest_path: &Path) -> PathBuf {
 
 /// `nes test-roms`: run the selected ROMs, print the table (last line `N passed, N failed`) and
 /// optionally write the JSON report. Returns `Ok(true)` when every selected ROM passed.
-pub fn run(args: &TestRomsArgs) -> Result<bool, TestRomError> {
+pub fn run(args: &TestRomsArgs, out: &mut dyn Write) -> Result<bool, TestRomError> {
     let manifest_path = find_manifest(args.manifest.as_deref())?;
     let manifest = load_manifest(&manifest_path)?;
     let root = manifest_root(&manifest_path);
@@ -148,10 +148,9 @@ pub fn run(args: &TestRomsArgs) -> Result<bool, TestRomError> {
     let outcomes = run_entries(&selected, &root, jobs, &progress);
 
     let table = format_table(&outcomes);
-    let mut stdout = std::io::stdout().lock();
     // A closed stdout (e.g. piped into `head`) must not turn results into an error.
-    let _ = stdout.write_all(table.as_bytes());
-    let _ = stdout.flush();
+    let _ = out.write_all(table.as_bytes());
+    let _ = out.flush();
 
     if let Some(json_path) = &args.json {
         write_json(json_path, &outcomes)?;
@@ -163,9 +162,9 @@ pub fn run(args: &TestRomsArgs) -> Result<bool, TestRomError> {
 pub fn write_json(path: &Path, outcomes: &[RomOutcome]) -> Result<(), TestRomError> {
     let mut text = serde_json::to_string_pretty(outcomes)?;
     text.push('\n');
-    std::fs::write(path, text).map_err(|source| TestRomError::Write {
+    crate::output::write_atomically(path, text.as_bytes()).map_err(|error| TestRomError::Write {
         path: path.to_path_buf(),
-        source,
+        source: std::io::Error::other(error.to_string()),
     })
 }
 
@@ -268,8 +267,11 @@ done = "jmp-self"
             jobs: Some(2),
             json: Some(json_path.clone()),
         };
-        let all_passed = run(&args).unwrap();
+        let mut table = Vec::new();
+        let all_passed = run(&args, &mut table).unwrap();
         assert!(!all_passed);
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.ends_with("0 passed, 2 failed\n"), "{table}");
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
         let records = report.as_array().unwrap();
