@@ -1,7 +1,8 @@
 //! Battery-backed cartridge RAM on disk: `GAME.sav` beside the ROM (or in a chosen folder).
 //!
 //! The file is the raw battery RAM, the format other emulators use. It is loaded when a game
-//! starts and written atomically when it stops (and periodically by the desktop frontend).
+//! starts, written atomically every [`PERIODIC_SAVE_FRAMES`] frames while it runs (when it
+//! changed) and when it stops.
 //! A save file that does not fit the cartridge is never overwritten: the player's progress
 //! may be in it, so we warn and leave it alone.
 
@@ -19,7 +20,13 @@ pub struct BatterySave {
     writable: bool,
     /// The battery RAM as last written or loaded, to skip writes when nothing changed.
     last_saved: Option<Vec<u8>>,
+    /// Frames since the last periodic save.
+    frames_since_save: u32,
 }
+
+/// How often a running game's battery RAM is written out (if it changed): about every ten
+/// seconds of play, so a crash or power loss costs little progress.
+pub const PERIODIC_SAVE_FRAMES: u32 = 600;
 
 /// What happened when a save file was loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +53,7 @@ impl BatterySave {
             path,
             writable: true,
             last_saved: None,
+            frames_since_save: 0,
         }
     }
 
@@ -79,6 +87,17 @@ impl BatterySave {
                 ))
             }
         }
+    }
+
+    /// Call once per emulated frame: every [`PERIODIC_SAVE_FRAMES`] frames the battery RAM is
+    /// saved if it changed. Returns whether a file was written.
+    pub fn frame_done(&mut self, nes: &Nes) -> Result<bool, OutputError> {
+        self.frames_since_save += 1;
+        if self.frames_since_save < PERIODIC_SAVE_FRAMES {
+            return Ok(false);
+        }
+        self.frames_since_save = 0;
+        self.save(nes)
     }
 
     /// Write the battery RAM if it changed since the last load or save. Returns whether a file
@@ -138,6 +157,26 @@ mod tests {
         let mut save = BatterySave::for_rom(&rom, None);
         assert_eq!(save.load(&mut fresh), LoadOutcome::Loaded);
         assert_eq!(fresh.peek(0x6000), 0x42);
+    }
+
+    #[test]
+    fn saves_periodically_while_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut nes = Nes::from_ines(&battery_rom()).unwrap();
+        let mut save = BatterySave::for_rom(&dir.path().join("game.nes"), None);
+        assert_eq!(save.load(&mut nes), LoadOutcome::NoFile);
+        for frame in 1..PERIODIC_SAVE_FRAMES {
+            nes.run_frame();
+            assert!(!save.frame_done(&nes).unwrap(), "frame {frame}");
+        }
+        assert!(!save.path().exists());
+        nes.run_frame();
+        assert!(save.frame_done(&nes).unwrap());
+        assert_eq!(std::fs::read(save.path()).unwrap()[0], 0x42);
+        // Unchanged RAM: the next period writes nothing.
+        for _ in 0..PERIODIC_SAVE_FRAMES {
+            assert!(!save.frame_done(&nes).unwrap());
+        }
     }
 
     #[test]

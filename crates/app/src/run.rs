@@ -273,6 +273,9 @@ pub(crate) fn run(
         if let Some(log) = &mut ram_log {
             log.append(nes, &mut ram)?;
         }
+        if let Some(battery) = &mut battery {
+            battery.frame_done(nes).map_err(|e| e.to_string())?;
+        }
         Ok(())
     };
     // FM2 input is per frame *boundary* (scanline 240, where FCEUX starts its frames and the
