@@ -312,14 +312,16 @@ pub fn load_known_failures(path: &Path) -> Result<KnownFailures, TestRomError> {
     parse_toml(path, &text)
 }
 
-/// Where the manifest is looked for when no path is given, in order: `$NES_TEST_ROMS/MANIFEST.toml`,
-/// `../shared/test-roms/MANIFEST.toml` from the current directory, then the same path from the
-/// workspace root.
+/// Where the manifest is looked for when no path is given: `$NES_TEST_ROMS/MANIFEST.toml` alone
+/// when that variable is set; otherwise `../shared/test-roms/MANIFEST.toml` from the current
+/// directory, then the same path from the workspace root.
 pub fn manifest_candidates() -> Vec<PathBuf> {
-    let mut candidates = Vec::new();
+    // A folder named explicitly is the only place looked at: a typo there must be an error,
+    // not a silent run against some other copy.
     if let Some(dir) = std::env::var_os("NES_TEST_ROMS") {
-        candidates.push(PathBuf::from(dir).join("MANIFEST.toml"));
+        return vec![PathBuf::from(dir).join("MANIFEST.toml")];
     }
+    let mut candidates = Vec::new();
     candidates.push(PathBuf::from("../shared/test-roms/MANIFEST.toml"));
     candidates.push(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/test-roms/MANIFEST.toml"),

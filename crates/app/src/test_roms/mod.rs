@@ -298,6 +298,9 @@ done = "jmp-self"
 
     #[test]
     fn default_candidates_end_with_the_workspace_copy() {
+        if std::env::var_os("NES_TEST_ROMS").is_some() {
+            return; // then the variable's folder is the only candidate
+        }
         let candidates = manifest_candidates();
         let last = candidates.last().unwrap();
         assert!(last.ends_with("shared/test-roms/MANIFEST.toml"));
