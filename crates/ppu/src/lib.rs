@@ -155,6 +155,10 @@ pub struct Ppu {
     /// the first VBlank (dot 1 of the pre-render line).
     warmup: bool,
     oam_addr: u8,
+    /// OAM rows (bit n = bytes 8n..8n+8) that rendering being switched off mid-line has
+    /// marked for corruption: when the next frame's rendering starts (pre-render dot 1), row 0
+    /// is copied over each (see `mark_oam_corruption`).
+    oam_corruption_rows: u32,
     scroll: ScrollRegisters,
     read_buffer: u8,
     io_latch: IoLatch,
@@ -238,6 +242,7 @@ impl Ppu {
             vblank_suppressed: false,
             warmup: true,
             oam_addr: 0,
+            oam_corruption_rows: 0,
             scroll: ScrollRegisters::default(),
             read_buffer: 0,
             io_latch: IoLatch::default(),

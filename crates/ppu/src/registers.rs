@@ -175,6 +175,45 @@ impl Ppu {
                 self.thaw_sprite_units();
             } else {
                 self.freeze_sprite_units();
+                if self.scanline < POST_RENDER_SCANLINE || self.scanline == PRE_RENDER_SCANLINE {
+                    self.mark_oam_corruption(self.dot);
+                }
+            }
+        }
+    }
+
+    /// Rendering switched off on a rendering line at `dot`: the OAM row address the clear /
+    /// fetch logic was driving stays latched, and that row gets row 0 written over it when the
+    /// next frame's rendering starts (NESdev wiki "PPU OAM" errata; AccuracyCoin "OAM
+    /// Corruption" wants nothing visible right after the disable nor right after a re-enable
+    /// in VBlank, and blargg's sprite_overflow "5.Emulator" #3 re-enables mid-frame and needs
+    /// the rest of that frame's OAM intact). During the secondary OAM clear (dots 0-63) the row
+    /// steps every 2 dots; during the sprite fetches (dots 256-319) each 8-dot slot steps the
+    /// row on its first 3 dots and then holds it. Other dots leave no row to corrupt.
+    pub(crate) fn mark_oam_corruption(&mut self, dot: u16) {
+        let row = match dot {
+            0..=63 => dot >> 1,
+            256..=319 => {
+                let slot_dot = dot - 256;
+                (slot_dot >> 3) * 4 + (slot_dot & 7).min(3)
+            }
+            _ => return,
+        };
+        self.oam_corruption_rows |= 1 << (row & 31);
+    }
+
+    /// Rendering starting a frame (pre-render dot 1) with corruption pending: every marked row
+    /// receives row 0.
+    pub(crate) fn corrupt_oam_rows(&mut self) {
+        // Row 0 copied onto itself changes nothing.
+        let mut rows = self.oam_corruption_rows & !1;
+        self.oam_corruption_rows = 0;
+        while rows != 0 {
+            let row = rows.trailing_zeros() as usize;
+            rows &= rows - 1;
+            let (first_row, rest) = self.oam.split_at_mut(8);
+            if let Some(target) = rest.get_mut((row - 1) * 8..row * 8) {
+                target.copy_from_slice(first_row);
             }
         }
     }
@@ -382,6 +421,78 @@ mod tests {
         let mut ppu = Ppu::new();
         ppu.set_warmup(false);
         (ppu, FlatBus::new())
+    }
+
+    /// OAM filled with its own indices, rendering on, then switched off at (`line`, `dot`).
+    fn rendering_stopped_at(line: u16, dot: u16) -> (Ppu, FlatBus) {
+        let (mut ppu, mut bus) = ready();
+        for (index, byte) in ppu.oam.iter_mut().enumerate() {
+            *byte = index as u8;
+        }
+        ppu.apply_mask(0x18);
+        run_to(&mut ppu, &mut bus, line, dot);
+        ppu.apply_mask(0x00);
+        (ppu, bus)
+    }
+
+    /// Rows (other than row 0) no longer holding their own indices.
+    fn corrupted_rows(ppu: &Ppu) -> Vec<usize> {
+        (1..32)
+            .filter(|&row| {
+                let intact = (row * 8..row * 8 + 8).map(|index| index as u8);
+                !ppu.oam[row * 8..row * 8 + 8].iter().copied().eq(intact)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stopping_rendering_during_the_secondary_oam_clear_corrupts_a_row_next_frame() {
+        let (mut ppu, mut bus) = rendering_stopped_at(10, 20);
+        run_dots(&mut ppu, &mut bus, 500);
+        assert!(
+            corrupted_rows(&ppu).is_empty(),
+            "nothing happens while blanked"
+        );
+        ppu.apply_mask(0x18);
+        assert!(
+            corrupted_rows(&ppu).is_empty(),
+            "nor on a mid-frame re-enable"
+        );
+        run_to(&mut ppu, &mut bus, 261, 2);
+        assert_eq!(corrupted_rows(&ppu), vec![10], "row 20 / 2 receives row 0");
+        assert_eq!(ppu.oam[80..88], [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(ppu.oam[88], 88, "the next row is intact");
+    }
+
+    #[test]
+    fn stopping_rendering_during_evaluation_or_after_the_fetches_is_harmless() {
+        for dot in [64, 100, 255, 320, 340] {
+            let (mut ppu, mut bus) = rendering_stopped_at(30, dot);
+            run_dots(&mut ppu, &mut bus, 10);
+            ppu.apply_mask(0x18);
+            run_to(&mut ppu, &mut bus, 0, 0);
+            assert!(corrupted_rows(&ppu).is_empty(), "dot {dot}");
+        }
+    }
+
+    #[test]
+    fn corruption_from_the_sprite_fetches_lands_when_rendering_starts_after_vblank() {
+        // Dot 256 + 8 + 2: the second fetch slot's third dot, row 4 + 2.
+        let (mut ppu, mut bus) = rendering_stopped_at(100, 266);
+        run_to(&mut ppu, &mut bus, 245, 0);
+        ppu.apply_mask(0x18);
+        assert!(
+            corrupted_rows(&ppu).is_empty(),
+            "not while enabling in VBlank"
+        );
+        run_to(&mut ppu, &mut bus, 261, 1);
+        assert!(corrupted_rows(&ppu).is_empty());
+        ppu.tick(&mut bus);
+        assert_eq!(
+            corrupted_rows(&ppu),
+            vec![6],
+            "when the pre-render line starts"
+        );
     }
 
     fn set_addr(ppu: &mut Ppu, bus: &mut FlatBus, addr: u16) {

@@ -253,6 +253,11 @@ impl Ppu {
             self.sprite_zero_hit = false;
             self.sprite_overflow = false;
             self.warmup = false;
+            if self.rendering_enabled && self.oam_corruption_rows != 0 {
+                // The frame's rendering starts: rows latched by a mid-line `$2001`
+                // disable receive row 0 (see `mark_oam_corruption`).
+                self.corrupt_oam_rows();
+            }
         } else if self.dot == ODD_FRAME_SKIP_SAMPLE_DOT {
             // The latest `$2001` value counts even if it has not reached the rendering
             // logic yet: this sample point already accounts for that delay.

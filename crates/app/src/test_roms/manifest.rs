@@ -321,12 +321,10 @@ pub fn manifest_candidates() -> Vec<PathBuf> {
     if let Some(dir) = std::env::var_os("NES_TEST_ROMS") {
         return vec![PathBuf::from(dir).join("MANIFEST.toml")];
     }
-    let mut candidates = Vec::new();
-    candidates.push(PathBuf::from("../shared/test-roms/MANIFEST.toml"));
-    candidates.push(
+    vec![
+        PathBuf::from("../shared/test-roms/MANIFEST.toml"),
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/test-roms/MANIFEST.toml"),
-    );
-    candidates
+    ]
 }
 
 /// Resolve the manifest path: `explicit` if given (it must exist), else the first existing
