@@ -5,7 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nes::Nes;
-use nes_workspace_tests::{ines_image, nrom_program, test_roms_dir};
+use nes_app::test_roms::{find_manifest, manifest_root};
+use nes_workspace_tests::{ines_image, nrom_program};
 
 /// A program that turns rendering and NMI on, then runs a loop of loads, stores, RMW and branches.
 fn busy_rendering_program() -> Vec<u8> {
@@ -29,8 +30,8 @@ fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
     group.throughput(Throughput::Elements(1));
     let mut roms = vec![("synthetic_rendering".to_owned(), busy_rendering_program())];
-    if let Some(dir) = test_roms_dir() {
-        let path = dir.join("cpu/instr_test-v5/rom_singles/01-basics.nes");
+    if let Ok(manifest) = find_manifest(None) {
+        let path = manifest_root(&manifest).join("cpu/instr_test-v5/rom_singles/01-basics.nes");
         if let Ok(bytes) = std::fs::read(path) {
             roms.push(("blargg_01_basics".to_owned(), bytes));
         }

@@ -1,7 +1,5 @@
 //! Helpers shared by the workspace-level test suites and benchmarks: synthetic ROM images built
-//! in code (no commercial ROM is ever needed) and the location of the public test ROMs.
-
-use std::path::PathBuf;
+//! in code, so no commercial ROM is ever needed.
 
 /// Builds an iNES 1.0 image with `prg` (a multiple of 16 KiB) and `chr` (a multiple of 8 KiB,
 /// empty for CHR RAM) on `mapper`, vertical mirroring.
@@ -33,15 +31,4 @@ pub fn nrom_program(code: &[u8]) -> Vec<u8> {
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
     prg[0x7FFE..0x8000].copy_from_slice(&0xFFF0u16.to_le_bytes());
     prg
-}
-
-/// The public test-ROM folder: `$NES_TEST_ROMS`, else `../shared/test-roms` beside the
-/// workspace. `None` when neither exists.
-pub fn test_roms_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("NES_TEST_ROMS") {
-        let dir = PathBuf::from(dir);
-        return dir.join("MANIFEST.toml").is_file().then_some(dir);
-    }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/test-roms");
-    dir.join("MANIFEST.toml").is_file().then_some(dir)
 }

@@ -10,6 +10,10 @@ use nes_ppu::{Ppu, PpuBus};
 
 use crate::controller::Controller;
 
+// The CPU's DMA unit and the APU each keep the get/put phase convention as a constant (neither
+// crate depends on the other); the console is where they meet, so it insists they agree.
+const _: () = assert!(nes_cpu::DMA_GET_CYCLE_PARITY == nes_apu::GET_CYCLE_PARITY);
+
 /// Whether CPU cycle `cycle` is a DMA get cycle (the first half of an APU cycle).
 #[inline]
 fn is_dma_get_cycle(cycle: u64) -> bool {
