@@ -356,6 +356,9 @@ impl Ppu {
             if dots >= 8 && self.background_tile_ahead() {
                 self.run_background_tile(bus);
                 dots -= 8;
+            } else if dots >= 8 && self.sprite_slot_ahead() {
+                self.run_sprite_slot(bus);
+                dots -= 8;
             } else {
                 self.tick(bus);
                 dots -= 1;
@@ -522,8 +525,13 @@ mod catch_up_tests {
             for colour in 0..32 {
                 ppu.write_register(0x2007, colour + 1, bus);
             }
+            // Sprites spread over the screen, some sharing lines (overflow), 8x16.
+            ppu.write_register(0x2003, 0, bus);
+            for index in 0..=255u8 {
+                ppu.write_register(0x2004, index.wrapping_mul(73).wrapping_add(index >> 2), bus);
+            }
             ppu.write_register(0x2001, 0x1E, bus);
-            ppu.write_register(0x2000, 0x90, bus);
+            ppu.write_register(0x2000, 0xB0, bus);
             ppu.write_register(0x2005, 0x0B, bus);
             ppu.write_register(0x2005, 0x05, bus);
         }
