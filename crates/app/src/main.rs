@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use nes::Nes;
 use nes_app::test_roms::{self, TestRomsArgs};
 
+mod play;
 mod run;
 
 #[derive(Debug, Parser)]
@@ -30,6 +31,8 @@ enum Command {
         #[command(flatten)]
         output: run::RunOutput,
     },
+    /// Play a ROM in a window, with sound, keyboard and gamepads (the main command).
+    Play(play::PlayArgs),
     /// Print a nestest.log-format trace of the instructions executed.
     Trace {
         rom: PathBuf,
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
             input,
             output,
         } => run::run(&rom, frames, &input, &output),
+        Command::Play(args) => play::run(&args),
         Command::Trace {
             rom,
             start_pc,
