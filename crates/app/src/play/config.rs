@@ -360,7 +360,12 @@ pause = ["Mode"]
 impl Config {
     /// Parse a config file's text; the error names what is wrong.
     pub fn parse(text: &str) -> Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        // Merge the file over the defaults key by key, so a table that sets one key (say
+        // `[keyboard.player1] a = ["K"]`) keeps the defaults of its other keys.
+        let file: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut merged = toml::Table::try_from(Config::default()).map_err(|e| e.to_string())?;
+        merge_tables(&mut merged, file);
+        let config: Config = merged.try_into().map_err(|e: toml::de::Error| e.to_string())?;
         config.validate()?;
         Ok(config)
     }
@@ -436,6 +441,20 @@ impl Config {
                 ))
             }
             Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        }
+    }
+}
+
+/// Overwrite `base` with `overlay`, descending into tables present in both.
+fn merge_tables(base: &mut toml::Table, overlay: toml::Table) {
+    for (key, value) in overlay {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(base_table)), toml::Value::Table(overlay_table)) => {
+                merge_tables(base_table, overlay_table)
+            }
+            (_, value) => {
+                base.insert(key, value);
+            }
         }
     }
 }

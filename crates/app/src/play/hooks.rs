@@ -95,6 +95,7 @@ impl Overlay {
 }
 
 /// What a frame hook may change in the frontend.
+#[allow(dead_code)] // Read by the script host (issue 7).
 #[derive(Debug)]
 pub struct FrameContext<'a> {
     /// Drawn over the picture on screen and in screenshots; cleared before each frame's
