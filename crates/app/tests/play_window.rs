@@ -72,8 +72,8 @@ fn play_under_xvfb(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let file = std::fs::File::open(path)
-        .unwrap_or_else(|e| panic!("{} not written: {e}", path.display()));
+    let file =
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("{} not written: {e}", path.display()));
     let decoder = png::Decoder::new(std::io::BufReader::new(file));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
@@ -142,7 +142,15 @@ fn the_window_shows_the_same_picture_as_the_headless_run() {
 
     let expected = dir.path().join("headless.png");
     let reference = Command::new(nes_binary())
-        .args(["run", rom, "--frames", "90", "--save-dir", saves, "--screenshot"])
+        .args([
+            "run",
+            rom,
+            "--frames",
+            "90",
+            "--save-dir",
+            saves,
+            "--screenshot",
+        ])
         .arg(&expected)
         .output()
         .unwrap();
@@ -150,9 +158,15 @@ fn the_window_shows_the_same_picture_as_the_headless_run() {
     let (width, height, window) = read_png(&shown);
     assert_eq!((width, height), (256, 240));
     let (_, _, headless) = read_png(&expected);
-    assert!(window == headless, "the window's picture differs from `nes run`'s");
+    assert!(
+        window == headless,
+        "the window's picture differs from `nes run`'s"
+    );
     let distinct: std::collections::HashSet<&[u8]> = window.chunks_exact(4).collect();
-    assert!(distinct.len() >= 2 || rom.ends_with("red.nes"), "a blank picture");
+    assert!(
+        distinct.len() >= 2 || rom.ends_with("red.nes"),
+        "a blank picture"
+    );
 }
 
 #[test]
@@ -164,7 +178,12 @@ fn without_a_rom_the_window_says_how_to_open_one() {
     let shown = dir.path().join("empty.png");
     let out = play_under_xvfb(
         dir.path(),
-        &["--exit-after-frames", "10", "--screenshot", shown.to_str().unwrap()],
+        &[
+            "--exit-after-frames",
+            "10",
+            "--screenshot",
+            shown.to_str().unwrap(),
+        ],
     );
     assert!(
         out.status.success(),
@@ -174,7 +193,10 @@ fn without_a_rom_the_window_says_how_to_open_one() {
     let (_, _, picture) = read_png(&shown);
     let light = picture.chunks_exact(4).filter(|p| p[0] > 200).count();
     let dark = picture.chunks_exact(4).filter(|p| p[0] < 50).count();
-    assert!(light > 500 && dark > 30_000, "text on a dark screen: {light} light, {dark} dark");
+    assert!(
+        light > 500 && dark > 30_000,
+        "text on a dark screen: {light} light, {dark} dark"
+    );
 }
 
 #[test]
@@ -196,7 +218,10 @@ fn an_unreadable_rom_is_a_clear_error_before_any_window() {
         assert_eq!(out.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.starts_with("error: "), "{stderr}");
-        assert!(stderr.contains(rom.file_name().unwrap().to_str().unwrap()), "{stderr}");
+        assert!(
+            stderr.contains(rom.file_name().unwrap().to_str().unwrap()),
+            "{stderr}"
+        );
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }

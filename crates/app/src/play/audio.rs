@@ -111,7 +111,9 @@ impl AudioOutput {
 
     pub fn set_volume(&self, percent: u8) {
         let volume = f32::from(percent.min(100)) / 100.0;
-        self.shared.volume.store(volume.to_bits(), Ordering::Relaxed);
+        self.shared
+            .volume
+            .store(volume.to_bits(), Ordering::Relaxed);
     }
 
     pub fn set_muted(&self, muted: bool) {
@@ -132,7 +134,7 @@ where
     let mut last = 0.0f32;
     device
         .build_output_stream::<T, _, _>(
-            config.clone(),
+            *config,
             move |data: &mut [T], _| {
                 let volume = if shared.muted.load(Ordering::Relaxed) {
                     0.0

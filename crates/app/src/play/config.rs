@@ -365,7 +365,9 @@ impl Config {
         let file: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut merged = toml::Table::try_from(Config::default()).map_err(|e| e.to_string())?;
         merge_tables(&mut merged, file);
-        let config: Config = merged.try_into().map_err(|e: toml::de::Error| e.to_string())?;
+        let config: Config = merged
+            .try_into()
+            .map_err(|e: toml::de::Error| e.to_string())?;
         config.validate()?;
         Ok(config)
     }
@@ -387,7 +389,10 @@ impl Config {
             ));
         }
         let speeds = [
-            ("emulation.fast_forward_speed", self.emulation.fast_forward_speed),
+            (
+                "emulation.fast_forward_speed",
+                self.emulation.fast_forward_speed,
+            ),
             ("emulation.toggle_speed", self.emulation.toggle_speed),
         ];
         for (name, speed) in speeds {
@@ -465,12 +470,16 @@ mod tests {
 
     #[test]
     fn the_commented_default_file_is_the_default_config() {
-        assert_eq!(Config::parse(DEFAULT_CONFIG_TOML).unwrap(), Config::default());
+        assert_eq!(
+            Config::parse(DEFAULT_CONFIG_TOML).unwrap(),
+            Config::default()
+        );
     }
 
     #[test]
     fn a_partial_file_keeps_the_other_defaults() {
-        let config = Config::parse("[video]\nscale = 5\n[keyboard.player1]\na = [\"K\"]\n").unwrap();
+        let config =
+            Config::parse("[video]\nscale = 5\n[keyboard.player1]\na = [\"K\"]\n").unwrap();
         assert_eq!(config.video.scale, 5);
         assert_eq!(config.keyboard.player1.a, ["K"]);
         assert_eq!(config.keyboard.player1.b, ["Z"]);

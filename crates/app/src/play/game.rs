@@ -38,7 +38,8 @@ impl Game {
         options: &GameOptions,
         notes: &mut Vec<String>,
     ) -> Result<Game, String> {
-        let bytes = std::fs::read(rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
+        let bytes =
+            std::fs::read(rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
         let mut nes = Nes::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
         if let Some(title) = nes.rom_info().known_title {
             notes.push(format!("Recognised cartridge: {title}"));
@@ -92,7 +93,8 @@ impl Game {
 
     /// `<rom stem>.state<N>` in the save folder.
     pub fn state_path(&self, slot: u8) -> PathBuf {
-        self.files_dir().join(format!("{}.state{slot}", self.name()))
+        self.files_dir()
+            .join(format!("{}.state{slot}", self.name()))
     }
 
     /// Bookkeeping after each emulated frame: the rewind snapshot and the periodic battery
@@ -234,7 +236,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.nes");
         let err = Game::load(&missing, &options(dir.path()), &mut Vec::new()).unwrap_err();
-        assert!(err.starts_with("cannot read") && err.contains("missing.nes"), "{err}");
+        assert!(
+            err.starts_with("cannot read") && err.contains("missing.nes"),
+            "{err}"
+        );
         let junk = dir.path().join("junk.nes");
         std::fs::write(&junk, b"not a rom").unwrap();
         let err = Game::load(&junk, &options(dir.path()), &mut Vec::new()).unwrap_err();

@@ -55,7 +55,10 @@ impl Hotkey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     /// A controller button on port 0 or 1.
-    Pad { port: usize, button: Buttons },
+    Pad {
+        port: usize,
+        button: Buttons,
+    },
     Hotkey(Hotkey),
 }
 
@@ -128,7 +131,11 @@ impl<K: Copy + Eq + Hash> Bindings<K> {
     ) -> Result<(), String> {
         let singles = [
             ("pause", &hotkeys.pause, Hotkey::Pause),
-            ("frame_advance", &hotkeys.frame_advance, Hotkey::FrameAdvance),
+            (
+                "frame_advance",
+                &hotkeys.frame_advance,
+                Hotkey::FrameAdvance,
+            ),
             ("soft_reset", &hotkeys.soft_reset, Hotkey::SoftReset),
             ("power_cycle", &hotkeys.power_cycle, Hotkey::PowerCycle),
             ("fast_forward", &hotkeys.fast_forward, Hotkey::FastForward),
@@ -136,7 +143,11 @@ impl<K: Copy + Eq + Hash> Bindings<K> {
             ("save_state", &hotkeys.save_state, Hotkey::SaveState),
             ("load_state", &hotkeys.load_state, Hotkey::LoadState),
             ("next_slot", &hotkeys.next_slot, Hotkey::NextSlot),
-            ("previous_slot", &hotkeys.previous_slot, Hotkey::PreviousSlot),
+            (
+                "previous_slot",
+                &hotkeys.previous_slot,
+                Hotkey::PreviousSlot,
+            ),
             ("rewind", &hotkeys.rewind, Hotkey::Rewind),
             ("screenshot", &hotkeys.screenshot, Hotkey::Screenshot),
             ("volume_up", &hotkeys.volume_up, Hotkey::VolumeUp),
@@ -159,7 +170,10 @@ impl<K: Copy + Eq + Hash> Bindings<K> {
     }
 
     pub fn actions(&self, key: K) -> &[Action] {
-        self.actions.get(&key).map(Vec::as_slice).unwrap_or_default()
+        self.actions
+            .get(&key)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 }
 
@@ -174,12 +188,31 @@ impl InputMap {
     /// Build the bindings; an unknown key or button name is an error naming the setting.
     pub fn from_config(config: &Config) -> Result<InputMap, String> {
         let mut keyboard = Bindings::new();
-        keyboard.bind_pad(0, &config.keyboard.player1, key_from_name, "keyboard.player1")?;
-        keyboard.bind_pad(1, &config.keyboard.player2, key_from_name, "keyboard.player2")?;
+        keyboard.bind_pad(
+            0,
+            &config.keyboard.player1,
+            key_from_name,
+            "keyboard.player1",
+        )?;
+        keyboard.bind_pad(
+            1,
+            &config.keyboard.player2,
+            key_from_name,
+            "keyboard.player2",
+        )?;
         keyboard.bind_hotkeys(&config.keyboard.hotkeys, key_from_name, "keyboard.hotkeys")?;
         let mut gamepad = Bindings::new();
-        gamepad.bind_pad(0, &config.gamepad.buttons, pad_button_from_name, "gamepad.buttons")?;
-        gamepad.bind_hotkeys(&config.gamepad.hotkeys, pad_button_from_name, "gamepad.hotkeys")?;
+        gamepad.bind_pad(
+            0,
+            &config.gamepad.buttons,
+            pad_button_from_name,
+            "gamepad.buttons",
+        )?;
+        gamepad.bind_hotkeys(
+            &config.gamepad.hotkeys,
+            pad_button_from_name,
+            "gamepad.hotkeys",
+        )?;
         Ok(InputMap { keyboard, gamepad })
     }
 }
@@ -221,7 +254,11 @@ impl InputState {
         } else if !pressed {
             self.keys_held.retain(|&held| held != key);
         }
-        hotkey_events(self.map.keyboard.actions(key), pressed, repeat || (pressed && was_held))
+        hotkey_events(
+            self.map.keyboard.actions(key),
+            pressed,
+            repeat || (pressed && was_held),
+        )
     }
 
     /// Forget held keys (the window lost focus: their releases will not arrive).
@@ -531,7 +568,10 @@ mod tests {
         );
         assert!(input.key(KeyCode::F5, true, true).is_empty(), "auto-repeat");
         assert!(input.key(KeyCode::F5, false, false).is_empty());
-        assert_eq!(input.key(KeyCode::Tab, true, false)[0].hotkey, Hotkey::FastForward);
+        assert_eq!(
+            input.key(KeyCode::Tab, true, false)[0].hotkey,
+            Hotkey::FastForward
+        );
         let release = input.key(KeyCode::Tab, false, false);
         assert_eq!(
             release,
@@ -544,7 +584,11 @@ mod tests {
             input.key(KeyCode::Digit3, true, false)[0].hotkey,
             Hotkey::SelectSlot(3)
         );
-        assert_eq!(input.key(KeyCode::Backslash, true, true).len(), 1, "frame advance repeats");
+        assert_eq!(
+            input.key(KeyCode::Backslash, true, true).len(),
+            1,
+            "frame advance repeats"
+        );
         // Hotkeys never reach the console.
         assert_eq!(input.buttons(0), Buttons::empty());
     }
@@ -586,7 +630,10 @@ mod tests {
         let mut config = Config::default();
         config.keyboard.player1.start = vec!["Entr".into()];
         let err = InputMap::from_config(&config).unwrap_err();
-        assert!(err.contains("keyboard.player1.start") && err.contains("Entr"), "{err}");
+        assert!(
+            err.contains("keyboard.player1.start") && err.contains("Entr"),
+            "{err}"
+        );
         let mut config = Config::default();
         config.gamepad.hotkeys.rewind = vec!["L3".into()];
         let err = InputMap::from_config(&config).unwrap_err();
@@ -598,7 +645,11 @@ mod tests {
         let mut input = default_state();
         assert_eq!(input.gamepad_connected(7), Some(1));
         assert_eq!(input.gamepad_connected(3), Some(2));
-        assert_eq!(input.gamepad_connected(9), None, "a third pad plays as nobody");
+        assert_eq!(
+            input.gamepad_connected(9),
+            None,
+            "a third pad plays as nobody"
+        );
         input.gamepad_button(7, PadButton::East, true);
         input.gamepad_button(3, PadButton::South, true);
         input.gamepad_button(3, PadButton::Start, true);
@@ -607,7 +658,10 @@ mod tests {
         input.gamepad_stick(7, Some(0.9), Some(-0.2));
         assert_eq!(input.buttons(0), Buttons::A | Buttons::RIGHT);
         input.gamepad_stick(7, None, Some(-0.8));
-        assert_eq!(input.buttons(0), Buttons::A | Buttons::RIGHT | Buttons::DOWN);
+        assert_eq!(
+            input.buttons(0),
+            Buttons::A | Buttons::RIGHT | Buttons::DOWN
+        );
         // Unplugging player 1 makes the second pad player 1 and releases its held hotkeys.
         input.gamepad_button(7, PadButton::LeftTrigger2, true);
         let released = input.gamepad_disconnected(7);
@@ -629,8 +683,12 @@ mod tests {
         input.gamepad_connected(0);
         let events = input.gamepad_button(0, PadButton::RightTrigger2, true);
         assert_eq!(events[0].hotkey, Hotkey::FastForward);
-        assert!(input.gamepad_button(0, PadButton::RightTrigger2, true).is_empty());
-        assert!(!input.gamepad_button(0, PadButton::RightTrigger2, false).is_empty());
+        assert!(input
+            .gamepad_button(0, PadButton::RightTrigger2, true)
+            .is_empty());
+        assert!(!input
+            .gamepad_button(0, PadButton::RightTrigger2, false)
+            .is_empty());
         assert_eq!(input.buttons(0), Buttons::empty());
     }
 

@@ -88,7 +88,10 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
     if let Some(aspect) = args.pixel_aspect {
         config.video.pixel_aspect = aspect;
     }
-    let input = InputState::new(InputMap::from_config(&config)?, config.gamepad.stick_threshold);
+    let input = InputState::new(
+        InputMap::from_config(&config)?,
+        config.gamepad.stick_threshold,
+    );
     let palette = crate::run::load_palette(args.palette.as_deref())?;
     let game_options = GameOptions {
         save_dir: args.save_dir.clone(),
@@ -133,9 +136,11 @@ fn check_display() -> Result<(), String> {
     let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
     let x11 = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
     if !wayland && !x11 {
-        return Err("no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run `nes play` in \
+        return Err(
+            "no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run `nes play` in \
                     a desktop session (or under xvfb-run for a virtual screen)."
-            .into());
+                .into(),
+        );
     }
     let mut needed = vec!["libxkbcommon.so.0"];
     if !wayland {

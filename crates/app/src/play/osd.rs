@@ -90,7 +90,13 @@ pub const MAX_LINE_CHARS: usize = (SCREEN_WIDTH - 4) / CELL_WIDTH;
 pub fn draw_text(rgba: &mut [u8], x: usize, y: usize, text: &str, colour: [u8; 3]) {
     let chars = text.chars().count();
     let box_width = chars * CELL_WIDTH + 1;
-    darken(rgba, x.saturating_sub(1), y.saturating_sub(1), box_width + 1, CELL_HEIGHT);
+    darken(
+        rgba,
+        x.saturating_sub(1),
+        y.saturating_sub(1),
+        box_width + 1,
+        CELL_HEIGHT,
+    );
     for (index, c) in text.chars().enumerate() {
         let left = x + index * CELL_WIDTH;
         for (row, bits) in glyph(c).iter().enumerate() {
@@ -133,7 +139,11 @@ pub fn wrap(text: &str) -> Vec<String> {
             if !line.is_empty() {
                 lines.push(std::mem::take(&mut line));
             }
-            let rest = word.split_off(word.char_indices().nth(MAX_LINE_CHARS).map_or(0, |(i, _)| i));
+            let rest = word.split_off(
+                word.char_indices()
+                    .nth(MAX_LINE_CHARS)
+                    .map_or(0, |(i, _)| i),
+            );
             lines.push(word);
             word = rest;
         }
@@ -204,7 +214,13 @@ impl Osd {
     pub fn draw(&self, rgba: &mut [u8]) {
         if !self.status.is_empty() {
             let width = self.status.chars().count() * CELL_WIDTH;
-            draw_text(rgba, SCREEN_WIDTH - 3 - width, 10, &self.status, [255, 255, 96]);
+            draw_text(
+                rgba,
+                SCREEN_WIDTH - 3 - width,
+                10,
+                &self.status,
+                [255, 255, 96],
+            );
         }
         let bottom = SCREEN_HEIGHT - 10 - CELL_HEIGHT;
         for (index, (text, _)) in self.messages.iter().rev().enumerate() {
@@ -233,7 +249,10 @@ mod tests {
         assert_eq!(lit_pixels(&rgba), 11);
         // Top bar of the I: columns 1-3 of the glyph.
         let at = |x: usize, y: usize| rgba[(y * SCREEN_WIDTH + x) * 4];
-        assert_eq!((at(10, 10), at(11, 10), at(13, 10), at(14, 10)), (0x20, 0xFF, 0xFF, 0x20));
+        assert_eq!(
+            (at(10, 10), at(11, 10), at(13, 10), at(14, 10)),
+            (0x20, 0xFF, 0xFF, 0x20)
+        );
     }
 
     #[test]

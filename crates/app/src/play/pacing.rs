@@ -181,7 +181,10 @@ mod tests {
 
     #[test]
     fn frame_rate_is_the_ntsc_console_s() {
-        assert!((NES_FRAME_RATE - 60.0988).abs() < 0.0001, "{NES_FRAME_RATE}");
+        assert!(
+            (NES_FRAME_RATE - 60.0988).abs() < 0.0001,
+            "{NES_FRAME_RATE}"
+        );
     }
 
     /// Simulated wake-ups every `step` for `seconds`; returns the frames run.
@@ -215,7 +218,10 @@ mod tests {
         let mut pacer = FramePacer::new(start);
         pacer.set_speed(Speed::Throttled(2.0), start);
         let frames = run_for(&mut pacer, start, Duration::from_millis(1), 10.0);
-        assert!((frames as f64 - NES_FRAME_RATE * 20.0).abs() <= 2.0, "{frames}");
+        assert!(
+            (frames as f64 - NES_FRAME_RATE * 20.0).abs() <= 2.0,
+            "{frames}"
+        );
         pacer.set_speed(Speed::Unthrottled, start);
         assert_eq!(pacer.next_deadline(), None);
         assert_eq!(pacer.frames_due(start), 1);
@@ -265,7 +271,9 @@ mod tests {
                 let count = fractional_input as usize;
                 fractional_input -= count as f64;
                 let mut made = 0usize;
-                resampler.process(&input[..count], control.ratio(queued as usize), |_| made += 1);
+                resampler.process(&input[..count], control.ratio(queued as usize), |_| {
+                    made += 1
+                });
                 queued += made as f64;
                 // The device plays a frame's worth of its own clock.
                 queued -= rate * device_clock / NES_FRAME_RATE;

@@ -26,8 +26,7 @@ pub struct Scaler {
 impl Scaler {
     /// The largest whole scale that fits `window` (at least 1), for this pixel aspect.
     pub fn fit(window_width: u32, window_height: u32, aspect: PixelAspect) -> Scaler {
-        let by_width =
-            f64::from(window_width) / (SCREEN_WIDTH as f64 * aspect.ratio());
+        let by_width = f64::from(window_width) / (SCREEN_WIDTH as f64 * aspect.ratio());
         let by_height = f64::from(window_height) / SCREEN_HEIGHT as f64;
         let scale = by_width.min(by_height).floor().max(1.0) as u32;
         Scaler::new(scale, aspect)
@@ -153,6 +152,9 @@ mod tests {
             }
         }
         let expected = f64::from(scaler.width) / SCREEN_WIDTH as f64;
-        assert!(coverage.iter().all(|c| (c - expected).abs() < 0.05), "{coverage:?}");
+        assert!(
+            coverage.iter().all(|c| (c - expected).abs() < 0.05),
+            "{coverage:?}"
+        );
     }
 }

@@ -178,9 +178,8 @@ impl App {
                 self.audio = Some(audio);
             }
             Err(why) => {
-                let note = format!("No audio: {why}. Running silently, timed by the clock.");
-                eprintln!("{note}");
-                self.osd.message(note);
+                eprintln!("No audio: {why}. Running silently, timed by the clock.");
+                self.osd.message("No audio device: running silently");
             }
         }
     }
@@ -268,7 +267,8 @@ impl App {
                 .map_err(|e| format!("cannot open a window: {e}"))?,
         );
         let inner = window.inner_size();
-        let surface = SurfaceTexture::new(inner.width.max(1), inner.height.max(1), Arc::clone(&window));
+        let surface =
+            SurfaceTexture::new(inner.width.max(1), inner.height.max(1), Arc::clone(&window));
         self.scaler = Scaler::fit(inner.width, inner.height, self.aspect);
         let pixels = PixelsBuilder::new(self.scaler.width, self.scaler.height, surface)
             .enable_vsync(self.config.video.vsync)
@@ -316,7 +316,12 @@ impl App {
         }
         if let Some(path) = self.session.screenshot.clone() {
             self.compose(self.session.screenshot_osd);
-            match save_png(&path, &self.picture, SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32) {
+            match save_png(
+                &path,
+                &self.picture,
+                SCREEN_WIDTH as u32,
+                SCREEN_HEIGHT as u32,
+            ) {
                 Ok(()) => println!("screenshot: {}", path.display()),
                 Err(e) => self.error = self.error.take().or(Some(e.to_string())),
             }
@@ -365,7 +370,8 @@ impl App {
                 self.rewinding = pressed;
                 self.rewind_exhausted = false;
                 if pressed && !self.game.as_ref().is_some_and(Game::rewind_enabled) {
-                    self.osd.message("Rewind is off (emulation.rewind_memory_mib = 0)");
+                    self.osd
+                        .message("Rewind is off (emulation.rewind_memory_mib = 0)");
                 }
                 if !pressed {
                     self.pacer.restart(Instant::now());
@@ -374,7 +380,8 @@ impl App {
             Hotkey::Pause => {
                 self.paused = !self.paused;
                 self.pacer.restart(Instant::now());
-                self.osd.message(if self.paused { "Paused" } else { "Resumed" });
+                self.osd
+                    .message(if self.paused { "Paused" } else { "Resumed" });
             }
             Hotkey::FrameAdvance => {
                 if !self.paused {
@@ -403,7 +410,8 @@ impl App {
                 if let Some(audio) = &self.audio {
                     audio.set_muted(self.muted);
                 }
-                self.osd.message(if self.muted { "Muted" } else { "Sound on" });
+                self.osd
+                    .message(if self.muted { "Muted" } else { "Sound on" });
             }
             Hotkey::Fullscreen => {
                 if let Some(window) = &self.window {
@@ -423,7 +431,10 @@ impl App {
                 });
             }
             Hotkey::Quit => {} // Handled where the event loop is at hand.
-            Hotkey::SoftReset | Hotkey::PowerCycle | Hotkey::SaveState | Hotkey::LoadState
+            Hotkey::SoftReset
+            | Hotkey::PowerCycle
+            | Hotkey::SaveState
+            | Hotkey::LoadState
             | Hotkey::Screenshot => self.game_hotkey(hotkey),
         }
         self.needs_redraw = true;
@@ -431,7 +442,8 @@ impl App {
 
     fn game_hotkey(&mut self, hotkey: Hotkey) {
         let Some(game) = &mut self.game else {
-            self.osd.message("No game: drop a .nes file onto the window");
+            self.osd
+                .message("No game: drop a .nes file onto the window");
             return;
         };
         let message = match hotkey {
@@ -626,7 +638,13 @@ impl App {
         let osd = (with_osd && self.config.video.messages).then_some(&self.osd);
         match &self.game {
             Some(game) => {
-                compose_picture(game, &self.session.palette, &self.overlay, osd, &mut self.picture);
+                compose_picture(
+                    game,
+                    &self.session.palette,
+                    &self.overlay,
+                    osd,
+                    &mut self.picture,
+                );
             }
             None => {
                 draw_start_screen(&mut self.picture);
@@ -782,7 +800,7 @@ impl ApplicationHandler for App {
             }
         }
         let idle = now + IDLE_WAKEUP;
-        let running = !(self.paused && !self.advance_one);
+        let running = !self.paused || self.advance_one;
         match self.pacer.next_deadline() {
             None if running => event_loop.set_control_flow(ControlFlow::Poll),
             Some(deadline) if running => {
