@@ -422,7 +422,15 @@ impl App {
             Hotkey::PixelAspect => {
                 self.aspect = self.aspect.toggled();
                 if let Some(window) = self.window.clone() {
-                    let size = window.inner_size();
+                    let mut size = window.inner_size();
+                    if window.fullscreen().is_none() {
+                        // Keep the scale: the window grows or shrinks to the new shape.
+                        let scale = self.scaler.height / SCREEN_HEIGHT as u32;
+                        let wanted = Scaler::new(scale, self.aspect);
+                        let wanted = PhysicalSize::new(wanted.width, wanted.height);
+                        // `None`: the new size arrives later as a Resized event.
+                        size = window.request_inner_size(wanted).unwrap_or(size);
+                    }
                     self.resize(size.width, size.height);
                 }
                 self.osd.message(match self.aspect {
