@@ -94,6 +94,13 @@ impl AudioOutput {
         let Ok(mut queue) = self.shared.queue.lock() else {
             return;
         };
+        if queue.len() < self.target / 4 {
+            // The queue ran (nearly) dry: at start, after a pause, a state load or a stall.
+            // Re-prime it with silence to the full latency, rather than crackle for the many
+            // seconds the ±0.5% rate control would take to refill it.
+            let primed = self.target.saturating_sub(samples.len()).max(queue.len());
+            queue.resize(primed, 0.0);
+        }
         queue.extend(samples);
         let limit = self.target * 4;
         if queue.len() > limit {

@@ -279,6 +279,11 @@ impl App {
                      Metal, DirectX 12 or OpenGL. On Linux without a GPU driver, install Mesa's \
                      software renderer (Debian: apt-get install mesa-vulkan-drivers)."
                     .to_owned(),
+                pixels::Error::CreateSurface(e) => format!(
+                    "no graphics driver could draw into the window ({e}). On Linux without a \
+                     GPU driver, install Mesa's software renderer (Debian: apt-get install \
+                     mesa-vulkan-drivers)."
+                ),
                 other => format!("cannot set up drawing in the window: {other}"),
             })?;
         self.window = Some(window);
