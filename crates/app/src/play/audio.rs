@@ -8,10 +8,47 @@ use std::sync::{Arc, Mutex};
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use cpal::{FromSample, SizedSample};
 
+/// The samples waiting for the device, kept near a target level.
+#[derive(Debug)]
+struct SampleQueue {
+    samples: VecDeque<f32>,
+    target: usize,
+}
+
+impl SampleQueue {
+    fn new(target: usize) -> SampleQueue {
+        SampleQueue {
+            samples: VecDeque::with_capacity(target * 4 + 1),
+            target,
+        }
+    }
+
+    /// Queue samples; beyond four times the target the oldest are dropped (only after a
+    /// long stall of the audio device), so latency can never build up.
+    fn push(&mut self, samples: &[f32]) {
+        if self.samples.len() < self.target / 4 {
+            // The queue ran (nearly) dry: at start, after a pause, a state load or a stall.
+            // Re-prime it with silence to the full latency, rather than crackle for the many
+            // seconds the ±0.5% rate control would take to refill it.
+            let primed = self
+                .target
+                .saturating_sub(samples.len())
+                .max(self.samples.len());
+            self.samples.resize(primed, 0.0);
+        }
+        self.samples.extend(samples);
+        let limit = self.target * 4;
+        if self.samples.len() > limit {
+            let excess = self.samples.len() - limit;
+            self.samples.drain(..excess);
+        }
+    }
+}
+
 /// State shared with the audio callback.
 #[derive(Debug)]
 struct Shared {
-    queue: Mutex<VecDeque<f32>>,
+    queue: Mutex<SampleQueue>,
     /// Volume 0.0-1.0 as f32 bits (an atomic so the callback never waits for it).
     volume: AtomicU32,
     muted: AtomicBool,
@@ -51,8 +88,7 @@ impl AudioOutput {
         let config = supported.config();
         let target = (u64::from(sample_rate) * u64::from(latency_ms) / 1000) as usize;
         let shared = Arc::new(Shared {
-            // Room for twice the target: the rate control keeps it near the target.
-            queue: Mutex::new(VecDeque::with_capacity(target * 4)),
+            queue: Mutex::new(SampleQueue::new(target)),
             volume: AtomicU32::new(1.0f32.to_bits()),
             muted: AtomicBool::new(false),
         });
@@ -85,34 +121,24 @@ impl AudioOutput {
 
     /// Samples queued and not yet played.
     pub fn queued(&self) -> usize {
-        self.shared.queue.lock().map(|q| q.len()).unwrap_or(0)
+        self.shared
+            .queue
+            .lock()
+            .map(|q| q.samples.len())
+            .unwrap_or(0)
     }
 
-    /// Queue samples; beyond four times the target the oldest are dropped (only after a
-    /// long stall of the audio device), so latency can never build up.
+    /// Queue samples for the device (see [`SampleQueue::push`]).
     pub fn push(&self, samples: &[f32]) {
-        let Ok(mut queue) = self.shared.queue.lock() else {
-            return;
-        };
-        if queue.len() < self.target / 4 {
-            // The queue ran (nearly) dry: at start, after a pause, a state load or a stall.
-            // Re-prime it with silence to the full latency, rather than crackle for the many
-            // seconds the ±0.5% rate control would take to refill it.
-            let primed = self.target.saturating_sub(samples.len()).max(queue.len());
-            queue.resize(primed, 0.0);
-        }
-        queue.extend(samples);
-        let limit = self.target * 4;
-        if queue.len() > limit {
-            let excess = queue.len() - limit;
-            queue.drain(..excess);
+        if let Ok(mut queue) = self.shared.queue.lock() {
+            queue.push(samples);
         }
     }
 
     /// Drop everything queued (after a state load or rewind, so old sound is not heard).
     pub fn clear(&self) {
         if let Ok(mut queue) = self.shared.queue.lock() {
-            queue.clear();
+            queue.samples.clear();
         }
     }
 
@@ -152,7 +178,7 @@ where
                 for frame in data.chunks_mut(channels) {
                     // When the queue runs dry (paused, or a hiccup) hold the last level
                     // decaying to silence instead of jumping to zero, which would click.
-                    let sample = match queue.as_mut().and_then(|q| q.pop_front()) {
+                    let sample = match queue.as_mut().and_then(|q| q.samples.pop_front()) {
                         Some(sample) => sample,
                         None => last * 0.995,
                     };
@@ -167,4 +193,39 @@ where
             None,
         )
         .map_err(|e| format!("cannot open an audio stream ({e})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dry_queue_is_primed_with_silence_to_the_target() {
+        let mut queue = SampleQueue::new(1000);
+        queue.push(&[0.5; 100]);
+        assert_eq!(queue.samples.len(), 1000);
+        assert_eq!(queue.samples[899], 0.0);
+        assert_eq!(queue.samples[900], 0.5);
+        // A healthy queue is not padded.
+        queue.push(&[0.25; 100]);
+        assert_eq!(queue.samples.len(), 1100);
+        // Drained below a quarter: primed again, keeping what is left in front.
+        queue.samples.drain(..900);
+        queue.push(&[0.75; 10]);
+        assert_eq!(queue.samples.len(), 1000);
+        assert_eq!((queue.samples[0], queue.samples[199]), (0.5, 0.25));
+        assert_eq!((queue.samples[200], queue.samples[989]), (0.0, 0.0));
+        assert_eq!(queue.samples[990], 0.75);
+    }
+
+    #[test]
+    fn an_overfull_queue_drops_the_oldest_samples() {
+        let mut queue = SampleQueue::new(100);
+        for value in 0..50 {
+            queue.push(&[value as f32; 10]);
+        }
+        assert_eq!(queue.samples.len(), 400);
+        assert_eq!(queue.samples.back(), Some(&49.0));
+        assert_eq!(queue.samples.front(), Some(&10.0));
+    }
 }
