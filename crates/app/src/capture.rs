@@ -204,7 +204,10 @@ mod tests {
         let bytes = raw9_bytes(&frame);
         assert_eq!(bytes.len(), RAW9_LEN);
         assert_eq!(&bytes[0..4], &[0xFF, 0x01, 0x41, 0x00]);
-        assert_eq!(&bytes[SCREEN_WIDTH * 2..SCREEN_WIDTH * 2 + 2], &[0x00, 0x01]);
+        assert_eq!(
+            &bytes[SCREEN_WIDTH * 2..SCREEN_WIDTH * 2 + 2],
+            &[0x00, 0x01]
+        );
         assert_eq!(&bytes[RAW9_LEN - 2..], &[0xAB, 0x00]);
         assert_eq!(parse_raw9(&bytes).unwrap(), frame);
     }
@@ -240,10 +243,17 @@ mod tests {
 
     #[test]
     fn frame_lists_are_sorted_deduplicated_and_checked() {
-        assert_eq!(parse_frame_list("300, 120,120,450").unwrap(), [120, 300, 450]);
+        assert_eq!(
+            parse_frame_list("300, 120,120,450").unwrap(),
+            [120, 300, 450]
+        );
         assert_eq!(parse_frame_list("1").unwrap(), [1]);
-        assert!(parse_frame_list("0").unwrap_err().contains("counted from 1"));
-        assert!(parse_frame_list("1,,2").unwrap_err().contains("empty entry"));
+        assert!(parse_frame_list("0")
+            .unwrap_err()
+            .contains("counted from 1"));
+        assert!(parse_frame_list("1,,2")
+            .unwrap_err()
+            .contains("empty entry"));
         assert!(parse_frame_list("ten").unwrap_err().contains("`ten`"));
         assert!(parse_frame_list("").is_err());
     }
@@ -274,7 +284,11 @@ mod tests {
     fn diff_counts_and_highlights_changed_pixels() {
         let old = synthetic_frame();
         let mut new = old.clone();
-        for index in [5 * SCREEN_WIDTH + 10, 7 * SCREEN_WIDTH + 3, 9 * SCREEN_WIDTH + 20] {
+        for index in [
+            5 * SCREEN_WIDTH + 10,
+            7 * SCREEN_WIDTH + 3,
+            9 * SCREEN_WIDTH + 20,
+        ] {
             new[index] ^= 0x01;
         }
         let (diff, rgba) = diff_frames(&old, &new, &Palette::ntsc());

@@ -3,4 +3,5 @@
 pub mod battery;
 pub mod capture;
 pub mod output;
+pub mod sweep;
 pub mod test_roms;
