@@ -61,7 +61,7 @@ pub(crate) struct RunOutput {
     /// Frames to capture, as a comma list (`120,300,450`; frames count from 1): each is written
     /// to --capture-dir as NAME_fN.png (through --palette) and NAME_fN.raw9 (the PPU's 9-bit
     /// output, see the README), and the raw picture's SHA-256 is printed. Without --frames the
-    /// run goes on to the last of them.
+    /// run lasts its default length or up to the last of them, whichever is later.
     #[arg(long, value_name = "FRAMES", value_parser = FrameList::parse, requires = "capture_dir")]
     capture: Option<FrameList>,
     /// Folder for --capture files (created when missing); NAME is the ROM's file name without

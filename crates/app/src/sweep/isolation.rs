@@ -54,8 +54,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Run `job` in this thread, turning a panic into a `panic` record.
 pub fn run_in_process(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRecord {
-    catch_unwind(AssertUnwindSafe(|| run_rom(job, settings, palette))).unwrap_or_else(|payload| {
-        let mut record = RomRecord::new(job, settings.frames);
+    catching_panics(job, settings.frames, || run_rom(job, settings, palette))
+}
+
+/// `run()`, or a `panic` record for `job` if it panics (and panics unwind in this build).
+fn catching_panics(job: &RomJob, frames: u64, run: impl FnOnce() -> RomRecord) -> RomRecord {
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|payload| {
+        let mut record = RomRecord::new(job, frames);
         record.verdict = Verdict::Panic;
         record.detail = format!("emulator panicked: {}", panic_message(payload.as_ref()));
         record
@@ -198,4 +203,97 @@ pub fn worker_main() -> Result<(), String> {
     let text = serde_json::to_string(&record).map_err(|error| error.to_string())?;
     println!("{text}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> RomJob {
+        RomJob {
+            key: "dir/game.nes".into(),
+            path: "/nowhere/game.nes".into(),
+            presses: vec!["5:A".into()],
+        }
+    }
+
+    fn settings(out: &std::path::Path) -> RunSettings {
+        RunSettings {
+            frames: 10,
+            capture_frames: vec![10],
+            out_dir: out.to_path_buf(),
+            hang_cycles: 1_000_000,
+        }
+    }
+
+    #[test]
+    fn a_panic_in_process_becomes_a_panic_record() {
+        let record = catching_panics(&job(), 10, || panic!("mapper exploded"));
+        assert_eq!(record.verdict, Verdict::Panic);
+        assert_eq!(record.detail, "emulator panicked: mapper exploded");
+        assert_eq!(record.rom, "dir/game.nes");
+        assert_eq!(record.input, ["5:A"]);
+    }
+
+    /// A stand-in for the `nes` binary: a shell script behaving like a worker that failed.
+    #[cfg(unix)]
+    fn fake_worker(dir: &std::path::Path, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("fake-worker.sh");
+        std::fs::write(&path, format!("#!/bin/sh\ncat > /dev/null\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[cfg(unix)]
+    fn run_with(program: PathBuf, timeout: Duration, out: &std::path::Path) -> RomRecord {
+        let isolation = Isolation::Subprocess { program, timeout };
+        run_isolated(&job(), &settings(out), &Palette::ntsc(), None, &isolation)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_worker_that_panics_or_dies_is_a_panic_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let panicking = fake_worker(
+            dir.path(),
+            &format!("echo 'noise' >&2; echo '{PANIC_MARKER}index out of bounds at src/x.rs:3' >&2; exit 134"),
+        );
+        let record = run_with(panicking, Duration::from_secs(30), dir.path());
+        assert_eq!(record.verdict, Verdict::Panic);
+        assert_eq!(
+            record.detail,
+            "emulator panicked: index out of bounds at src/x.rs:3"
+        );
+
+        let dying = fake_worker(dir.path(), "echo 'Segmentation fault' >&2; exit 139");
+        let record = run_with(dying, Duration::from_secs(30), dir.path());
+        assert_eq!(record.verdict, Verdict::Panic);
+        assert!(
+            record.detail.starts_with("the worker process died"),
+            "{}",
+            record.detail
+        );
+        assert!(
+            record.detail.ends_with(": Segmentation fault"),
+            "{}",
+            record.detail
+        );
+
+        let garbled = fake_worker(dir.path(), "echo 'not json'");
+        let record = run_with(garbled, Duration::from_secs(30), dir.path());
+        assert!(record.detail.contains("not a record"), "{}", record.detail);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_worker_past_the_time_limit_is_killed_as_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let sleeper = fake_worker(dir.path(), "exec sleep 30");
+        let started = Instant::now();
+        let record = run_with(sleeper, Duration::from_millis(300), dir.path());
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(record.verdict, Verdict::Hang);
+        assert!(record.detail.contains("wall-clock"), "{}", record.detail);
+    }
 }
