@@ -222,6 +222,7 @@ h2 { font-size: 16px; margin: 24px 24px 8px; }
 .changed { background: #b0207a; color: #fff; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); gap: 16px;
   padding: 0 24px 24px; }
+.grid.changes { grid-template-columns: repeat(auto-fill, minmax(min(100%, 830px), 1fr)); }
 .card { background: #1f232b; border: 1px solid #333a46; border-radius: 8px; padding: 10px; }
 .card.bad { border-color: #8a1f2a; }
 .card.diff { border-color: #b0207a; }
@@ -361,7 +362,7 @@ fn render_changes(html: &mut String, compare: &CompareReport, context: &HtmlCont
         }
         html.push_str("</table>\n");
     }
-    html.push_str("<div class=\"grid\">\n");
+    html.push_str("<div class=\"grid changes\">\n");
     for change in &compare.changed {
         let _ = write!(
             html,
