@@ -451,3 +451,122 @@ pub fn summary(report: &SweepReport, out: &Path) -> String {
     text.push_str(&format!("report: {}\n", out.join("index.html").display()));
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NROM: `code` at $8000 (reset vector), NMI/IRQ vectors at an RTI.
+    fn image(code: &[u8]) -> Vec<u8> {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        let mut prg = vec![0xEA; 0x8000];
+        prg[..code.len()].copy_from_slice(code);
+        prg[0x7FF0] = 0x40;
+        prg[0x7FFA..0x7FFC].copy_from_slice(&0xFFF0u16.to_le_bytes());
+        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        prg[0x7FFE..0x8000].copy_from_slice(&0xFFF0u16.to_le_bytes());
+        image.extend_from_slice(&prg);
+        image.extend_from_slice(&[0; 0x2000]);
+        image
+    }
+
+    fn options(roms: &Path, out: &Path) -> SweepOptions {
+        SweepOptions {
+            roms: roms.to_path_buf(),
+            out: out.to_path_buf(),
+            frames: 8,
+            capture_frames: vec![4, 8],
+            input: InputSpec::default(),
+            jobs: 2,
+            compare: None,
+            palette_file: None,
+            hang_cycles: DEFAULT_HANG_CYCLES,
+            isolation: Isolation::InProcess,
+            progress: false,
+        }
+    }
+
+    #[test]
+    fn in_process_sweep_writes_report_captures_and_contact_sheet() {
+        let dir = tempfile::tempdir().unwrap();
+        let roms = dir.path().join("roms");
+        std::fs::create_dir_all(&roms).unwrap();
+        std::fs::write(roms.join("loop.nes"), image(&[0x4C, 0x00, 0x80])).unwrap();
+        std::fs::write(roms.join("jam.nes"), image(&[0xEA, 0x12])).unwrap();
+        std::fs::write(roms.join("empty.nes"), b"").unwrap();
+        let out = dir.path().join("out");
+        let report = run_sweep(&options(&roms, &out)).unwrap();
+        let verdicts: Vec<(&str, Verdict)> = report
+            .roms
+            .iter()
+            .map(|record| (record.rom.as_str(), record.verdict))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("empty.nes", Verdict::LoadError),
+                ("jam.nes", Verdict::Jam),
+                ("loop.nes", Verdict::Ok)
+            ]
+        );
+        assert_eq!(report.roms[1].jam_pc.as_deref(), Some("$8001"));
+        let looping = &report.roms[2];
+        assert_eq!(looping.captures.len(), 2);
+        assert_eq!(looping.captures[0].png, "captures/loop_f4.png");
+        assert!(out.join("captures/loop_f8.raw9").is_file());
+        let mut saved: SweepReport =
+            serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap())
+                .unwrap();
+        // The float may come back one unit off in the last place; the rest must be exact.
+        assert!((saved.elapsed_seconds - report.elapsed_seconds).abs() < 1e-9);
+        saved.elapsed_seconds = report.elapsed_seconds;
+        assert_eq!(saved, report, "sweep.json round-trips");
+        assert!(std::fs::read_to_string(out.join("index.html"))
+            .unwrap()
+            .contains("captures/loop_f4.png"));
+
+        // Re-running into the same folder replaces the old captures.
+        let mut fewer = options(&roms, &out);
+        fewer.capture_frames = vec![8];
+        run_sweep(&fewer).unwrap();
+        assert!(!out.join("captures/loop_f4.png").exists());
+        assert!(out.join("captures/loop_f8.png").is_file());
+        // ... and a sweep compared against itself is refused.
+        let mut itself = options(&roms, &out);
+        itself.compare = Some(out.clone());
+        assert!(run_sweep(&itself)
+            .unwrap_err()
+            .contains("is the output folder"));
+    }
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SweepArgs,
+    }
+
+    #[test]
+    fn arguments_resolve_defaults_and_check_capture_frames() {
+        use clap::Parser;
+        let parse = |extra: &[&str]| {
+            let mut argv = vec!["nes", "--roms", "r", "--out", "o"];
+            argv.extend_from_slice(extra);
+            let cli = Cli::try_parse_from(argv).unwrap();
+            SweepOptions::from_args(&cli.args, PathBuf::from("nes"))
+        };
+        let defaults = parse(&[]).unwrap();
+        assert_eq!(defaults.frames, DEFAULT_FRAMES);
+        assert_eq!(defaults.capture_frames, [DEFAULT_FRAMES]);
+        assert_eq!(defaults.jobs, default_jobs());
+        assert!(matches!(defaults.isolation, Isolation::Subprocess { .. }));
+        let later = parse(&["--capture", "100,900"]).unwrap();
+        assert_eq!((later.frames, later.capture_frames), (900, vec![100, 900]));
+        let error = parse(&["--frames", "50", "--capture", "60"]).unwrap_err();
+        assert!(error.contains("frame 60"), "{error}");
+        assert!(parse(&["--frames", "0"]).is_err());
+        assert!(parse(&["--input-file", "/no/such/spec.toml"])
+            .unwrap_err()
+            .contains("cannot read"));
+    }
+}
