@@ -250,6 +250,9 @@ fn synthetic_library(dir: &Path) -> PathBuf {
     std::fs::write(roms.join("sub/count.nes"), colour_is_nmi_count_rom()).unwrap();
     std::fs::write(roms.join("jam.nes"), jam_rom()).unwrap();
     std::fs::write(roms.join("broken.nes"), b"this is not an iNES image").unwrap();
+    let mut mmc5 = colour_is_nmi_count_rom();
+    mmc5[6] = 0x50; // mapper 5: no such board here
+    std::fs::write(roms.join("mmc5.nes"), mmc5).unwrap();
     roms
 }
 
@@ -283,10 +286,25 @@ fn sweep_reports_every_rom_and_failures_never_stop_it() {
         .collect();
     assert_eq!(
         keys,
-        ["broken.nes", "colour.nes", "jam.nes", "sub/count.nes"]
+        [
+            "broken.nes",
+            "colour.nes",
+            "jam.nes",
+            "mmc5.nes",
+            "sub/count.nes"
+        ]
     );
     assert_eq!(report.frames, 40);
     assert_eq!(report.capture_frames, [29, 30]);
+
+    let mmc5 = record(&report, "mmc5.nes");
+    assert_eq!(mmc5.verdict, Verdict::LoadError);
+    assert_eq!(mmc5.mapper, Some(5), "the header's mapper is reported");
+    assert!(
+        mmc5.detail.contains("unsupported mapper 5"),
+        "{}",
+        mmc5.detail
+    );
 
     let broken = record(&report, "broken.nes");
     assert_eq!(broken.verdict, Verdict::LoadError);

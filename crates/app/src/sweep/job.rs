@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use md5::{Digest, Md5};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Nes, Palette};
+use nes::{CartridgeError, Nes, Palette};
 use serde::{Deserialize, Serialize};
 
 use crate::capture;
@@ -146,6 +146,11 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
     let mut nes = match Nes::from_ines(&bytes) {
         Ok(nes) => nes,
         Err(error) => {
+            // The header was read: say which board is missing.
+            if let CartridgeError::UnsupportedMapper { mapper, submapper } = error {
+                record.mapper = Some(mapper);
+                record.submapper = Some(submapper);
+            }
             record.verdict = Verdict::LoadError;
             record.detail = error.to_string();
             return finish(record);

@@ -50,7 +50,7 @@ pub struct SweepArgs {
     /// Output folder (created when missing); captures, sweep.json and index.html go here
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Frames to run per ROM [default: 600, or the last --capture frame when later]
+    /// Frames to run per ROM [default: the last --capture frame, else 600]
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
     /// Frames to capture, as a comma list (`120,300,450`) [default: the last frame]
@@ -116,7 +116,9 @@ impl SweepOptions {
                 ))
             }
             Some(frames) => frames,
-            None => DEFAULT_FRAMES.max(last_capture),
+            // Nothing after the last capture would be kept.
+            None if last_capture > 0 => last_capture,
+            None => DEFAULT_FRAMES,
         };
         let input = match &args.input_file {
             Some(path) => InputSpec::load(path)?,
@@ -562,6 +564,8 @@ mod tests {
         assert!(matches!(defaults.isolation, Isolation::Subprocess { .. }));
         let later = parse(&["--capture", "100,900"]).unwrap();
         assert_eq!((later.frames, later.capture_frames), (900, vec![100, 900]));
+        let earlier = parse(&["--capture", "30,120"]).unwrap();
+        assert_eq!(earlier.frames, 120, "runs stop at the last capture");
         let error = parse(&["--frames", "50", "--capture", "60"]).unwrap_err();
         assert!(error.contains("frame 60"), "{error}");
         assert!(parse(&["--frames", "0"]).is_err());
