@@ -385,6 +385,7 @@ fn a_stalled_frame_is_reported_as_a_hang() {
     let count = record(&report, "count.nes");
     assert_eq!(count.verdict, Verdict::Hang);
     assert_eq!(count.frames_run, 0);
+    assert!(count.captures.is_empty(), "no complete picture to show");
     assert!(
         count.detail.contains("frame 1 did not complete"),
         "{}",

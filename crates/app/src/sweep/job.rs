@@ -212,11 +212,13 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
                 }
             }
         };
-        let requested = settings.capture_frames.binary_search(&frame).is_ok();
-        // A run that stops early still shows the last picture it completed.
-        let last_picture = stopped && record.frames_run > 0;
-        if (requested && advance == FrameAdvance::Completed) || last_picture {
-            match capture(&nes, record.frames_run, requested) {
+        let completed = advance == FrameAdvance::Completed;
+        let requested = completed && settings.capture_frames.binary_search(&frame).is_ok();
+        // A run that stops at a JAM still shows its last picture (the frame it jammed in). A
+        // stalled frame has no complete picture: the buffer is half old, half new.
+        let last_picture = completed && stopped;
+        if requested || last_picture {
+            match capture(&nes, frame, requested) {
                 Ok(entry) => record.captures.push(entry),
                 Err(error) => {
                     record.verdict = Verdict::OutputError;
