@@ -23,13 +23,16 @@ enum Command {
     /// Run a ROM headless and print hashes of the final frame and CPU RAM.
     Run {
         rom: PathBuf,
-        /// Frames to run from power-on (default: the movie's length with --movie, else 60).
+        /// Run until frame N, counted from power-on (default: the movie's length with --movie,
+        /// else 60).
         #[arg(long)]
         frames: Option<u64>,
         #[command(flatten)]
         input: run::RunInput,
         #[command(flatten)]
-        output: run::RunOutput,
+        output: Box<run::RunOutput>,
+        #[command(flatten)]
+        state: run::RunState,
     },
     /// Print a nestest.log-format trace of the instructions executed.
     Trace {
@@ -157,7 +160,8 @@ fn main() -> ExitCode {
             frames,
             input,
             output,
-        } => run::run(&rom, frames, &input, &output),
+            state,
+        } => run::run(&rom, frames, &input, &output, &state),
         Command::Trace {
             rom,
             start_pc,

@@ -201,32 +201,39 @@ pub struct Ppu {
 /// same picture), stored as little-endian bytes in one block rather than 61,440 separate
 /// values, which keeps taking a state every frame cheap.
 mod frame_state {
-    use borsh::io::{Error, ErrorKind, Read, Result, Write};
+    use borsh::io::{Read, Result, Write};
 
     use crate::{FRAME_HEIGHT, FRAME_WIDTH};
 
     const FRAME_PIXELS: usize = FRAME_WIDTH * FRAME_HEIGHT;
 
+    /// Pixels converted per chunk: a small stack buffer, no allocation.
+    const CHUNK: usize = 1024;
+
     pub(super) fn serialize<W: Write>(frame: &[u16], writer: &mut W) -> Result<()> {
-        let mut bytes = vec![0u8; frame.len() * 2];
-        for (pair, pixel) in bytes.chunks_exact_mut(2).zip(frame) {
-            pair.copy_from_slice(&pixel.to_le_bytes());
+        let mut bytes = [0u8; CHUNK * 2];
+        for pixels in frame.chunks(CHUNK) {
+            for (pair, pixel) in bytes.chunks_exact_mut(2).zip(pixels) {
+                pair.copy_from_slice(&pixel.to_le_bytes());
+            }
+            writer.write_all(&bytes[..pixels.len() * 2])?;
         }
-        writer.write_all(&bytes)
+        Ok(())
     }
 
     pub(super) fn deserialize<R: Read>(reader: &mut R) -> Result<Box<[u16]>> {
-        let mut bytes = vec![0u8; FRAME_PIXELS * 2];
-        reader.read_exact(&mut bytes)?;
-        let frame: Box<[u16]> = bytes
-            .chunks_exact(2)
-            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]) & 0x1FF)
-            .collect();
-        if frame.len() == FRAME_PIXELS {
-            Ok(frame)
-        } else {
-            Err(Error::new(ErrorKind::InvalidData, "frame buffer size"))
+        let mut frame = vec![0u16; FRAME_PIXELS].into_boxed_slice();
+        let mut bytes = [0u8; CHUNK * 2];
+        for pixels in frame.chunks_mut(CHUNK) {
+            let bytes = &mut bytes[..pixels.len() * 2];
+            reader.read_exact(bytes)?;
+            for (pixel, pair) in pixels.iter_mut().zip(bytes.chunks_exact(2)) {
+                // Only 9 bits are meaningful; masking keeps a crafted state from producing
+                // values the palette lookup does not cover.
+                *pixel = u16::from_le_bytes([pair[0], pair[1]]) & 0x1FF;
+            }
         }
+        Ok(frame)
     }
 }
 
