@@ -584,3 +584,50 @@ fn sweeping_suite_roms_twice_changes_nothing() {
         .all(|record| record.verdict == Verdict::Ok));
     assert_eq!(report.compare.unwrap().unchanged, 6);
 }
+
+#[test]
+fn captures_after_a_loaded_state_keep_the_frame_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let rom = dir.path().join("count.nes");
+    std::fs::write(&rom, colour_is_nmi_count_rom()).unwrap();
+    let straight = dir.path().join("straight");
+    succeeded(&nes(&[
+        "run",
+        path_str(&rom),
+        "--frames",
+        "30",
+        "--capture",
+        "25,30",
+        "--capture-dir",
+        path_str(&straight),
+    ]));
+    let state = dir.path().join("f20.state");
+    succeeded(&nes(&[
+        "run",
+        path_str(&rom),
+        "--frames",
+        "20",
+        "--save-state",
+        path_str(&state),
+    ]));
+    let resumed = dir.path().join("resumed");
+    succeeded(&nes(&[
+        "run",
+        path_str(&rom),
+        "--load-state",
+        path_str(&state),
+        "--frames",
+        "30",
+        "--capture",
+        "25,30",
+        "--capture-dir",
+        path_str(&resumed),
+    ]));
+    for name in ["count_f25.raw9", "count_f30.raw9"] {
+        assert_eq!(
+            std::fs::read(straight.join(name)).unwrap(),
+            std::fs::read(resumed.join(name)).unwrap(),
+            "{name}: frame numbers continue from the state's"
+        );
+    }
+}
