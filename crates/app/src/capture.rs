@@ -21,6 +21,18 @@ pub const RAW9_LEN: usize = PIXELS * 2;
 /// The bits of a pixel the PPU produces (6 colour bits, 3 emphasis bits).
 pub const PIXEL_BITS: u16 = 0x1FF;
 
+/// The palette for PNGs: a `.pal` file (64 or 512 colours), or the built-in NTSC palette.
+pub fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
+    match path {
+        None => Ok(Palette::ntsc()),
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+            Palette::from_pal_bytes(&bytes).map_err(|error| format!("{}: {error}", path.display()))
+        }
+    }
+}
+
 /// Encode a picture as raw9 bytes.
 pub fn raw9_bytes(pixels: &[u16]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(pixels.len() * 2);

@@ -8,9 +8,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Buttons, Cartridge, Nes, Palette, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Cartridge, Nes, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
-use nes_app::capture::{self, FrameList};
+use nes_app::capture::{self, load_palette, FrameList};
 use nes_app::output::{self, AtomicFile};
 use sha1::{Digest, Sha1};
 
@@ -71,17 +71,6 @@ pub(crate) struct RunOutput {
     /// Sample rate of the WAV.
     #[arg(long, default_value_t = 44_100, value_parser = clap::value_parser!(u32).range(8_000..=192_000))]
     sample_rate: u32,
-}
-
-pub(crate) fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
-    match path {
-        None => Ok(Palette::ntsc()),
-        Some(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            Palette::from_pal_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
-        }
-    }
 }
 
 /// The ROM's MD5 as FCEUX computes it for `romChecksum`: over PRG ROM then CHR ROM, the

@@ -190,15 +190,7 @@ pub fn worker_main() -> Result<(), String> {
         .map_err(|error| format!("cannot read the request: {error}"))?;
     let request: WorkerRequest =
         serde_json::from_slice(&input).map_err(|error| format!("bad request: {error}"))?;
-    let palette = match &request.palette_file {
-        None => Palette::ntsc(),
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            Palette::from_pal_bytes(&bytes)
-                .map_err(|error| format!("{}: {error}", path.display()))?
-        }
-    };
+    let palette = crate::capture::load_palette(request.palette_file.as_deref())?;
     let record = run_rom(&request.job, &request.settings, &palette);
     let text = serde_json::to_string(&record).map_err(|error| error.to_string())?;
     println!("{text}");

@@ -24,9 +24,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use nes::Palette;
 
-use crate::capture::FrameList;
+use crate::capture::{load_palette, FrameList};
 use crate::output;
 
 pub use compare::CompareReport;
@@ -143,17 +142,6 @@ impl SweepOptions {
             },
             progress: true,
         })
-    }
-}
-
-fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
-    match path {
-        None => Ok(Palette::ntsc()),
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            Palette::from_pal_bytes(&bytes).map_err(|error| format!("{}: {error}", path.display()))
-        }
     }
 }
 
