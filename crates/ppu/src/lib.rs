@@ -347,6 +347,56 @@ impl Ppu {
         self.vblank && self.ctrl & ctrl::NMI_ENABLE != 0
     }
 
+    /// Runs `dots` dots in a row: what a console that catches the PPU up lazily calls (see
+    /// [`Ppu::dots_until_event`]). One call for many dots keeps the per-dot cost to the work
+    /// of the dot itself.
+    #[inline]
+    pub fn run_dots<B: PpuBus>(&mut self, mut dots: u32, bus: &mut B) {
+        while dots > 0 {
+            if dots >= 8 && self.background_tile_ahead() {
+                self.run_background_tile(bus);
+                dots -= 8;
+            } else if dots >= 8 && self.sprite_slot_ahead() {
+                self.run_sprite_slot(bus);
+                dots -= 8;
+            } else {
+                self.tick(bus);
+                dots -= 1;
+            }
+        }
+    }
+
+    /// How many dots can run before something the CPU side observes without touching a PPU
+    /// register may change: the NMI output (VBlank set on scanline 241 dot 1, cleared on the
+    /// pre-render line's dot 1) or a frame completing (scanline 240 reached). At least 1; may
+    /// be one short of the truth (an odd frame's skipped dot), never long. Between two such
+    /// events the PPU is observable only through its registers, whose accesses catch it up
+    /// first, so a console may run it in one batch of this many dots.
+    pub fn dots_until_event(&self) -> u32 {
+        const FRAME_DOTS: u32 = SCANLINES_PER_FRAME as u32 * DOTS_PER_SCANLINE as u32;
+        let index = |scanline: u16, dot: u16| {
+            u32::from(scanline) * u32::from(DOTS_PER_SCANLINE) + u32::from(dot)
+        };
+        let now = index(self.scanline, self.dot);
+        // Positions reached right after the events' dots.
+        [
+            index(POST_RENDER_SCANLINE, 0),
+            index(VBLANK_SCANLINE, 2),
+            index(PRE_RENDER_SCANLINE, 2),
+        ]
+        .into_iter()
+        .map(|target| {
+            if target > now {
+                target - now
+            } else {
+                // Across the end of the frame: assume the idle dot is skipped (early is safe).
+                (target + FRAME_DOTS - now).saturating_sub(1).max(1)
+            }
+        })
+        .min()
+        .unwrap_or(1)
+    }
+
     /// Scanline of the next dot: 0-239 visible, 240 post-render, 241-260 VBlank, 261 pre-render.
     #[inline]
     pub fn scanline(&self) -> u16 {
@@ -437,5 +487,102 @@ pub(crate) fn palette_ram_index(addr: u16) -> usize {
         index & 0x0F
     } else {
         index
+    }
+}
+
+#[cfg(test)]
+mod catch_up_tests {
+    use crate::test_support::FlatBus;
+    use crate::Ppu;
+
+    /// What the CPU side sees of the PPU without touching a register.
+    fn observable(ppu: &Ppu) -> (bool, u64) {
+        (ppu.nmi_line(), ppu.frames_completed())
+    }
+
+    #[test]
+    fn batched_dots_match_single_dots_exactly() {
+        let mut memory = FlatBus::new();
+        let mut seed = 99u32;
+        for byte in memory.memory.iter_mut() {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            *byte = (seed >> 16) as u8;
+        }
+        let mut single_bus = FlatBus::new();
+        single_bus.memory = memory.memory.clone();
+        let mut batched_bus = FlatBus::new();
+        batched_bus.memory = memory.memory.clone();
+        let mut single = Ppu::new();
+        let mut batched = Ppu::new();
+        for ppu_and_bus in [
+            (&mut single, &mut single_bus),
+            (&mut batched, &mut batched_bus),
+        ] {
+            let (ppu, bus) = ppu_and_bus;
+            ppu.run_dots(100_000, bus);
+            ppu.write_register(0x2006, 0x3F, bus);
+            ppu.write_register(0x2006, 0x00, bus);
+            for colour in 0..32 {
+                ppu.write_register(0x2007, colour + 1, bus);
+            }
+            // Sprites spread over the screen, some sharing lines (overflow), 8x16.
+            ppu.write_register(0x2003, 0, bus);
+            for index in 0..=255u8 {
+                ppu.write_register(0x2004, index.wrapping_mul(73).wrapping_add(index >> 2), bus);
+            }
+            ppu.write_register(0x2001, 0x1E, bus);
+            ppu.write_register(0x2000, 0xB0, bus);
+            ppu.write_register(0x2005, 0x0B, bus);
+            ppu.write_register(0x2005, 0x05, bus);
+        }
+        for round in 0..300u32 {
+            let dots = 37 + round * 97 % 900;
+            for _ in 0..dots {
+                single.run_dots(1, &mut single_bus);
+            }
+            batched.run_dots(dots, &mut batched_bus);
+            assert_eq!(
+                borsh::to_vec(&single).unwrap(),
+                borsh::to_vec(&batched).unwrap(),
+                "round {round}: states differ"
+            );
+        }
+        assert!(batched.frame_buffer().iter().any(|&pixel| pixel != 0));
+    }
+
+    #[test]
+    fn batches_never_run_past_an_observable_change() {
+        let mut ppu = Ppu::new();
+        let mut bus = FlatBus::new();
+        // NMI on (after the warm-up, so the write takes) and rendering on, so the odd-frame
+        // dot skip is exercised too.
+        ppu.run_dots(100_000, &mut bus);
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        let mut changes = 0;
+        let mut seed = 12_345u32;
+        for _ in 0..400 {
+            // Start batches at arbitrary dots too, as register accesses do.
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            ppu.run_dots((seed >> 16) % 700, &mut bus);
+            // From this position, the observable state must stay the same for the first
+            // `batch - 1` dots: the change may only come with the batch's last dot.
+            let batch = ppu.dots_until_event();
+            assert!(batch >= 1);
+            let before = observable(&ppu);
+            for _ in 1..batch {
+                ppu.run_dots(1, &mut bus);
+                assert_eq!(
+                    observable(&ppu),
+                    before,
+                    "changed inside a batch of {batch} at ({}, {})",
+                    ppu.scanline(),
+                    ppu.dot()
+                );
+            }
+            ppu.run_dots(1, &mut bus);
+            changes += usize::from(observable(&ppu) != before);
+        }
+        assert!(changes > 8, "the walk saw {changes} changes");
     }
 }

@@ -133,6 +133,70 @@ impl Ppu {
         self.advance();
     }
 
+    /// Whether the next eight dots are one whole background tile of a visible rendering line
+    /// (dots 9-16, ..., 241-248) with nothing pending that could land inside it: then
+    /// [`Ppu::run_background_tile`] may run them in one go.
+    #[inline(always)]
+    pub(crate) fn background_tile_ahead(&self) -> bool {
+        self.dot & 7 == 1
+            && self.scanline < POST_RENDER_SCANLINE
+            && self.rendering_enabled
+            && (9..=241).contains(&self.dot)
+            && !self.delays.any()
+    }
+
+    /// Whether the next eight dots are one whole sprite fetch slot (dots 265-272, ...,
+    /// 313-320) of a visible rendering line with nothing pending: then
+    /// [`Ppu::run_sprite_slot`] may run them in one go. (The first slot, from dot 257, also
+    /// ends the line's background work and stays on the per-dot path.)
+    #[inline(always)]
+    pub(crate) fn sprite_slot_ahead(&self) -> bool {
+        self.dot & 7 == 1
+            && self.scanline < POST_RENDER_SCANLINE
+            && self.rendering_enabled
+            && (265..=313).contains(&self.dot)
+            && !self.delays.any()
+    }
+
+    /// Runs the eight dots of one sprite fetch slot at once, as the per-dot table does: the
+    /// two garbage nametable fetches, the pattern fetches (which load the sprite unit), OAMADDR
+    /// held at 0 and the OAM bus left on the slot's fourth byte. The intermediate OAM bus
+    /// values are only observable through `$2004` reads, which catch the PPU up first.
+    #[inline]
+    pub(crate) fn run_sprite_slot<B: PpuBus>(&mut self, bus: &mut B) {
+        let dot = self.dot;
+        self.oam_addr = 0;
+        let nametable = self.scroll.nametable_addr();
+        self.fetch(bus, nametable);
+        self.fetch(bus, nametable);
+        self.oam_bus = self.sprite_slot_byte(dot + 3);
+        self.sprite_fetch_dot(bus, dot + 4);
+        self.sprite_fetch_dot(bus, dot + 6);
+        self.dot = dot + 8;
+    }
+
+    /// Runs the eight dots of one background tile at once, doing exactly what the per-dot
+    /// table does on them, in the same bus order: shift and reload on the first dot (with the
+    /// finished pixels output and the new tile snapshot), nametable, attribute, pattern low and
+    /// high fetches on dots 1, 3, 5, 7 of the tile, a shift on each later dot and the coarse X
+    /// increment on the last. Nothing else touches these dots: register accesses, which could,
+    /// always catch the PPU up first and so end a batch of dots before them.
+    #[inline]
+    pub(crate) fn run_background_tile<B: PpuBus>(&mut self, bus: &mut B) {
+        let dot = self.dot;
+        self.background.shift();
+        self.background.reload();
+        self.output_pixels_until(dot - 1);
+        self.snapshot_tile(dot - 1);
+        self.fetch_nametable(bus);
+        self.fetch_attribute(bus);
+        self.fetch_pattern_low(bus);
+        self.fetch_pattern_high(bus);
+        self.background.shift_by(7);
+        self.scroll.increment_coarse_x();
+        self.dot = dot + 8;
+    }
+
     /// Register effects landing a few dots after their CPU access (a `$2001` value, a
     /// `$2006` copy, a `$2007` read's refill and step, the fetch that read disturbs), before
     /// the work of the dot about to run.
