@@ -9,6 +9,7 @@ use nes::Nes;
 use nes_app::sweep::{self, SweepArgs, SweepOptions};
 use nes_app::test_roms::{self, TestRomsArgs};
 
+mod play;
 mod run;
 
 #[derive(Debug, Parser)]
@@ -34,6 +35,8 @@ enum Command {
         #[command(flatten)]
         state: run::RunState,
     },
+    /// Play a ROM in a window, with sound, keyboard and gamepads (the main command).
+    Play(play::PlayArgs),
     /// Print a nestest.log-format trace of the instructions executed.
     Trace {
         rom: PathBuf,
@@ -162,6 +165,7 @@ fn main() -> ExitCode {
             output,
             state,
         } => run::run(&rom, frames, &input, &output, &state),
+        Command::Play(args) => play::run(&args),
         Command::Trace {
             rom,
             start_pc,

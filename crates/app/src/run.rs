@@ -10,9 +10,12 @@ use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
 use nes::{Buttons, Cartridge, Nes, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
-use nes_app::capture::{self, load_palette, FrameList};
+use nes_app::capture::{self, FrameList};
 use nes_app::output::{self, AtomicFile};
 use sha1::{Digest, Sha1};
+
+/// Shared with `nes play` and `nes sweep`.
+pub(crate) use nes_app::capture::load_palette;
 
 use crate::load_with_image;
 

@@ -353,11 +353,7 @@ impl Ppu {
     #[inline]
     pub fn run_dots<B: PpuBus>(&mut self, mut dots: u32, bus: &mut B) {
         while dots > 0 {
-            if dots >= 8 && self.background_tile_ahead() {
-                self.run_background_tile(bus);
-                dots -= 8;
-            } else if dots >= 8 && self.sprite_slot_ahead() {
-                self.run_sprite_slot(bus);
+            if dots >= 8 && self.run_eight_dots(bus) {
                 dots -= 8;
             } else {
                 self.tick(bus);
@@ -535,7 +531,7 @@ mod catch_up_tests {
             ppu.write_register(0x2005, 0x0B, bus);
             ppu.write_register(0x2005, 0x05, bus);
         }
-        for round in 0..300u32 {
+        for round in 0..700u32 {
             let dots = 37 + round * 97 % 900;
             for _ in 0..dots {
                 single.run_dots(1, &mut single_bus);
