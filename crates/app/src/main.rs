@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use nes::Nes;
+use nes_app::sweep::{self, SweepArgs, SweepOptions};
 use nes_app::test_roms::{self, TestRomsArgs};
 
 mod play;
@@ -58,6 +59,32 @@ enum Command {
     },
     /// Run the public test-ROM suite described by a MANIFEST.toml.
     TestRoms(TestRomsArgs),
+    /// Run a library of ROMs headless in parallel, capture frames, and write sweep.json and an
+    /// index.html contact sheet; with --compare, list and draw the captures that changed.
+    ///
+    /// Exit status: 0 when the sweep ran (whatever the ROMs' verdicts) and, with --compare,
+    /// no capture changed; 1 when --compare found changed or missing captures; 2 on bad options.
+    Sweep(SweepArgs),
+    /// Internal: runs one ROM of a sweep (request on stdin, record on stdout).
+    #[command(hide = true)]
+    SweepWorker,
+}
+
+fn sweep_command(args: &SweepArgs) -> Result<ExitCode, String> {
+    let program = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program to start sweep workers: {e}"))?;
+    let options = SweepOptions::from_args(args, program)?;
+    let report = sweep::run_sweep(&options)?;
+    print!("{}", sweep::summary(&report, &options.out));
+    let changed = report
+        .compare
+        .as_ref()
+        .is_some_and(sweep::CompareReport::has_changes);
+    Ok(if changed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn parse_hex_u16(text: &str) -> Result<u16, String> {
@@ -145,6 +172,11 @@ fn main() -> ExitCode {
             lines,
         } => trace(&rom, start_pc, lines),
         Command::Bench { rom, frames, runs } => bench(&rom, frames, runs),
+        Command::Sweep(args) => match sweep_command(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
+        Command::SweepWorker => sweep::worker_main(),
         Command::TestRoms(args) => match test_roms::run(&args, &mut std::io::stdout().lock()) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::FAILURE,

@@ -8,10 +8,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Buttons, Cartridge, Nes, Palette, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Cartridge, Nes, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
+use nes_app::capture::{self, FrameList};
 use nes_app::output::{self, AtomicFile};
 use sha1::{Digest, Sha1};
+
+/// Shared with `nes play` and `nes sweep`.
+pub(crate) use nes_app::capture::load_palette;
 
 use crate::load_with_image;
 
@@ -57,20 +61,19 @@ pub(crate) struct RunOutput {
     /// Write CPU RAM ($0000-$07FF, 2048 bytes) after every frame: N frames give N x 2048 bytes.
     #[arg(long, value_name = "FILE")]
     ram_log: Option<PathBuf>,
+    /// Frames to capture, as a comma list (`120,300,450`; frames count from 1): each is written
+    /// to --capture-dir as NAME_fN.png (through --palette) and NAME_fN.raw9 (the PPU's 9-bit
+    /// output, see the README), and the raw picture's SHA-256 is printed. Without --frames the
+    /// run lasts its default length or up to the last of them, whichever is later.
+    #[arg(long, value_name = "FRAMES", value_parser = FrameList::parse, requires = "capture_dir")]
+    capture: Option<FrameList>,
+    /// Folder for --capture files (created when missing); NAME is the ROM's file name without
+    /// its extension.
+    #[arg(long, value_name = "DIR", requires = "capture")]
+    capture_dir: Option<PathBuf>,
     /// Sample rate of the WAV.
     #[arg(long, default_value_t = 44_100, value_parser = clap::value_parser!(u32).range(8_000..=192_000))]
     sample_rate: u32,
-}
-
-pub(crate) fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
-    match path {
-        None => Ok(Palette::ntsc()),
-        Some(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            Palette::from_pal_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
-        }
-    }
 }
 
 /// The ROM's MD5 as FCEUX computes it for `romChecksum`: over PRG ROM then CHR ROM, the
@@ -267,7 +270,26 @@ pub(crate) fn run(
         nes = Nes::with_power_on_ram(cart, state.power_on_ram);
     }
     let md5 = rom_md5(&nes, &image);
-    let frames = frames.unwrap_or_else(|| source.default_frames());
+    let capture_frames = output.capture.as_ref().map_or(&[][..], |list| &list.0[..]);
+    let last_capture = capture_frames.last().copied().unwrap_or(0);
+    let frames = match frames {
+        Some(frames) if frames < last_capture => {
+            return Err(format!(
+                "--capture asks for frame {last_capture} but --frames stops the run at frame \
+                 {frames}"
+            ))
+        }
+        Some(frames) => frames,
+        None => source.default_frames().max(last_capture),
+    };
+    let capture_name = rom
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "rom".to_owned());
+    if let Some(dir) = &output.capture_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
     match &source {
         InputSource::Movie(movie) => {
             if movie.header.rom_checksum.is_some_and(|sum| sum != md5) {
@@ -319,10 +341,25 @@ pub(crate) fn run(
     let mut ram = [0u8; 0x800];
     let mut ignored_commands = Commands::empty();
     let wav = output.wav.is_some();
-    let mut run_frame = |nes: &mut Nes, pads: [Buttons; 2]| -> Result<(), String> {
+    // `frame` is the number (from 1) of the frame about to run: the pads are what $4016
+    // returns from the vblank before picture `frame` until that picture is complete.
+    let mut run_frame = |nes: &mut Nes, frame: u64, pads: [Buttons; 2]| -> Result<(), String> {
         nes.set_buttons(0, pads[0]);
         nes.set_buttons(1, pads[1]);
         nes.run_frame();
+        if let Some(dir) = &output.capture_dir {
+            if capture_frames.binary_search(&frame).is_ok() {
+                let files =
+                    capture::write_capture(dir, &capture_name, frame, nes.frame_buffer(), &palette)
+                        .map_err(|e| e.to_string())?;
+                println!(
+                    "capture f{frame}: sha256 {} ({}, {})",
+                    files.sha256,
+                    files.png.display(),
+                    files.raw9.display()
+                );
+            }
+        }
         if wav {
             nes.take_audio_samples(&mut audio);
         }
@@ -348,7 +385,7 @@ pub(crate) fn run(
                  an FM2 and is not recorded"
             );
         }
-        run_frame(&mut nes, start_up.pads)?;
+        run_frame(&mut nes, 1, start_up.pads)?;
         frame += 1;
     }
     while frame < frames {
@@ -360,7 +397,7 @@ pub(crate) fn run(
         ignored_commands |= line.command - (Commands::POWER | Commands::SOFT_RESET);
         if line.command.contains(Commands::POWER) {
             nes.power_cycle();
-            run_frame(&mut nes, line.pads)?;
+            run_frame(&mut nes, frame + 1, line.pads)?;
             frame += 1;
             if frame == frames {
                 break;
@@ -368,7 +405,7 @@ pub(crate) fn run(
         } else if line.command.contains(Commands::SOFT_RESET) {
             nes.soft_reset();
         }
-        run_frame(&mut nes, line.pads)?;
+        run_frame(&mut nes, frame + 1, line.pads)?;
         frame += 1;
     }
     if !ignored_commands.is_empty() {

@@ -127,6 +127,27 @@ impl Nes {
         self.lag_frames += u64::from(self.last_frame_lagged);
     }
 
+    /// `run_frame` for headless sweeps that must survive a stuck console: gives up once
+    /// `cycle_budget` CPU cycles pass without the picture completing, and returns whether it
+    /// completed. (A separate loop, so `run_frame`'s stays free of the budget check.)
+    pub fn run_frame_within(&mut self, cycle_budget: u64) -> bool {
+        self.bus.controller_read = false;
+        let target = self.bus.ppu.frames_completed() + 1;
+        let deadline = self.cpu.cycles().saturating_add(cycle_budget);
+        let mut completed = true;
+        while self.bus.ppu.frames_completed() < target {
+            if self.cpu.cycles() >= deadline {
+                completed = false;
+                break;
+            }
+            self.cpu.step(&mut self.bus);
+        }
+        self.bus.sync_ppu();
+        self.last_frame_lagged = !self.bus.controller_read;
+        self.lag_frames += u64::from(self.last_frame_lagged);
+        completed
+    }
+
     /// Lag frames since power-on (or since `reset_lag_frames`): frames run by `run_frame` in
     /// which the game never read $4016/$4017. Lua's `emu.lagcount`.
     pub fn lag_frames(&self) -> u64 {
@@ -392,6 +413,31 @@ mod tests {
         nes.reset_lag_frames();
         assert_eq!(nes.lag_frames(), 0);
         assert!(!nes.lagged());
+    }
+
+    #[test]
+    fn a_budgeted_frame_matches_run_frame_or_gives_up() {
+        // JMP $8000 forever.
+        let mut by_run_frame = Nes::from_ines(&rom(&[0x4C, 0x00, 0x80], &[0x40])).unwrap();
+        let mut budgeted = by_run_frame.clone();
+        for _ in 0..3 {
+            by_run_frame.run_frame();
+            assert!(budgeted.run_frame_within(1_000_000));
+            assert_eq!(budgeted.cpu_registers(), by_run_frame.cpu_registers());
+            assert_eq!(budgeted.ppu_position(), by_run_frame.ppu_position());
+            assert_eq!(budgeted.frame_buffer(), by_run_frame.frame_buffer());
+        }
+        // A frame is about 29,781 CPU cycles: 10,000 cannot finish one.
+        let start = budgeted.cpu_registers().cycles;
+        assert!(!budgeted.run_frame_within(10_000));
+        let spent = budgeted.cpu_registers().cycles - start;
+        assert!(
+            (10_000..10_010).contains(&spent),
+            "stops at the budget: {spent}"
+        );
+        assert_eq!(budgeted.frame_count(), 3);
+        assert!(budgeted.run_frame_within(1_000_000), "and can go on");
+        assert_eq!(budgeted.frame_count(), 4);
     }
 
     #[test]
