@@ -57,6 +57,15 @@ impl AtomicFile {
             .temp
             .into_inner()
             .map_err(|e| io_error(&path, e.into_error()))?;
+        // Temporary files are created private (0600); what we write is ordinary output that
+        // other users and web servers may read, like any file the user creates.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            temp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| io_error(&path, e))?;
+        }
         temp.as_file().sync_all().map_err(|e| io_error(&path, e))?;
         temp.persist(&path).map_err(|e| io_error(&path, e.error))?;
         Ok(())
@@ -138,6 +147,17 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
         let entries = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(entries, 1, "no temporary file may be left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_are_readable_by_others() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shot.png");
+        write_atomically(&path, b"picture").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644);
     }
 
     #[test]

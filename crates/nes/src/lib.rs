@@ -117,14 +117,7 @@ impl Nes {
     /// (FCEUX's definition: the game skipped its input poll, typically because its main loop
     /// overran the frame).
     pub fn run_frame(&mut self) {
-        self.bus.controller_read = false;
-        let target = self.bus.ppu.frames_completed() + 1;
-        while self.bus.ppu.frames_completed() < target {
-            self.cpu.step(&mut self.bus);
-        }
-        self.bus.sync_ppu();
-        self.last_frame_lagged = !self.bus.controller_read;
-        self.lag_frames += u64::from(self.last_frame_lagged);
+        self.run_frame_within(u64::MAX);
     }
 
     /// `run_frame` for headless sweeps that must survive a stuck console: gives up once
