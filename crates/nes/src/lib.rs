@@ -6,12 +6,14 @@
 mod bus;
 mod controller;
 pub mod fm2;
+mod hooks;
 pub mod input_schedule;
 mod trace;
 
 use bus::SystemBus;
 use nes_cpu::{Cpu, Status};
 
+pub use hooks::{AddressSet, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
 

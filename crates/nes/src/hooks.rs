@@ -1,0 +1,272 @@
+//! Memory hooks for scripting and debugging (FCEUX's `memory.registerexec/write/read`).
+//!
+//! A [`MemoryHooks`] implementation is lent to [`Nes::run_frame_hooked`] for one frame. The
+//! console then runs its CPU on a [`HookedBus`], a thin wrapper around the system bus that
+//! answers the CPU's "is this address hooked?" questions from the handler's [`HookMap`] and
+//! calls the handler with a [`HookMachine`] (registers and memory) when one is. Runs without
+//! a handler use the plain system bus, whose hook questions are constant `false`: they cost
+//! nothing at all.
+
+use nes_cpu::{Bus, Cpu, DmaKind, Status};
+
+use crate::bus::SystemBus;
+use crate::{CpuRegisters, Nes};
+
+/// One bit per CPU address, plus a count so "nothing hooked" is one test.
+#[derive(Clone)]
+pub struct AddressSet {
+    bits: Box<[u64; 1024]>,
+    len: u32,
+}
+
+impl std::fmt::Debug for AddressSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AddressSet").field("len", &self.len).finish()
+    }
+}
+
+impl Default for AddressSet {
+    fn default() -> Self {
+        AddressSet {
+            bits: Box::new([0; 1024]),
+            len: 0,
+        }
+    }
+}
+
+impl AddressSet {
+    /// Whether any address is in the set.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        self.len != 0
+    }
+
+    #[inline(always)]
+    pub fn contains(&self, addr: u16) -> bool {
+        self.bits[usize::from(addr >> 6)] & (1 << (addr & 63)) != 0
+    }
+
+    /// Add (`true`) or remove `addr`.
+    pub fn set(&mut self, addr: u16, present: bool) {
+        let word = &mut self.bits[usize::from(addr >> 6)];
+        let mask = 1u64 << (addr & 63);
+        let was = *word & mask != 0;
+        if present && !was {
+            *word |= mask;
+            self.len += 1;
+        } else if !present && was {
+            *word &= !mask;
+            self.len -= 1;
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.bits.fill(0);
+        self.len = 0;
+    }
+
+    /// Number of addresses in the set.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Which addresses have a hook of each kind.
+#[derive(Debug, Clone, Default)]
+pub struct HookMap {
+    pub exec: AddressSet,
+    pub write: AddressSet,
+    pub read: AddressSet,
+}
+
+impl HookMap {
+    pub fn clear(&mut self) {
+        self.exec.clear();
+        self.write.clear();
+        self.read.clear();
+    }
+}
+
+/// What a memory hook may touch while the CPU is stopped inside an instruction.
+#[derive(Debug)]
+pub struct HookMachine<'a> {
+    cpu: &'a mut Cpu,
+    bus: &'a mut SystemBus,
+}
+
+impl HookMachine<'_> {
+    /// Side-effect-free read through the CPU map (see [`Nes::peek`]).
+    pub fn peek(&self, addr: u16) -> u8 {
+        self.bus.peek(addr)
+    }
+
+    /// A debugger store (see [`Nes::poke`]); it fires no hook.
+    pub fn poke(&mut self, addr: u16, value: u8) {
+        let open_bus = self.bus.open_bus;
+        self.bus.write_mapped(addr, value);
+        self.bus.open_bus = open_bus;
+    }
+
+    pub fn cpu_registers(&self) -> CpuRegisters {
+        registers_of(self.cpu)
+    }
+
+    /// Change the registers (the cycle count is kept).
+    pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
+        set_registers_of(self.cpu, regs);
+    }
+}
+
+pub(crate) fn registers_of(cpu: &Cpu) -> CpuRegisters {
+    CpuRegisters {
+        pc: cpu.pc,
+        a: cpu.a,
+        x: cpu.x,
+        y: cpu.y,
+        s: cpu.s,
+        p: cpu.p.bits(),
+        cycles: cpu.cycles(),
+    }
+}
+
+pub(crate) fn set_registers_of(cpu: &mut Cpu, regs: CpuRegisters) {
+    cpu.pc = regs.pc;
+    cpu.a = regs.a;
+    cpu.x = regs.x;
+    cpu.y = regs.y;
+    cpu.s = regs.s;
+    cpu.p = Status::from_bits_retain(regs.p);
+}
+
+/// A memory-hook handler (the Lua host). The console asks `map()` on every CPU access, so it
+/// should return a field.
+pub trait MemoryHooks {
+    fn map(&self) -> &HookMap;
+    /// The opcode at `machine.cpu_registers().pc` was fetched and is about to execute.
+    fn on_exec(&mut self, machine: &mut HookMachine<'_>, addr: u16);
+    /// `value` was stored at `addr`.
+    fn on_write(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8);
+    /// `value` was read from `addr`.
+    fn on_read(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8);
+}
+
+/// The system bus with a hook handler attached (see the module docs).
+pub(crate) struct HookedBus<'a, H: MemoryHooks> {
+    pub(crate) bus: &'a mut SystemBus,
+    pub(crate) hooks: &'a mut H,
+}
+
+impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
+    #[inline(always)]
+    fn read(&mut self, addr: u16) -> u8 {
+        self.bus.read(addr)
+    }
+    #[inline(always)]
+    fn write(&mut self, addr: u16, value: u8) {
+        self.bus.write(addr, value)
+    }
+    #[inline(always)]
+    fn nmi_line(&self) -> bool {
+        self.bus.nmi_line()
+    }
+    #[inline(always)]
+    fn irq_line(&self) -> bool {
+        self.bus.irq_line()
+    }
+    #[inline(always)]
+    fn dma_requested(&self) -> bool {
+        self.bus.dma_requested()
+    }
+    #[inline]
+    fn dma_read(&mut self, addr: u16, halted_cpu_addr: u16, kind: DmaKind) -> u8 {
+        self.bus.dma_read(addr, halted_cpu_addr, kind)
+    }
+    #[inline]
+    fn oam_dma_page(&self) -> Option<u8> {
+        self.bus.oam_dma_page()
+    }
+    #[inline]
+    fn oam_dma_started(&mut self) {
+        self.bus.oam_dma_started()
+    }
+    #[inline]
+    fn dmc_dma_address(&self) -> Option<u16> {
+        self.bus.dmc_dma_address()
+    }
+    #[inline]
+    fn dmc_dma_complete(&mut self, value: u8) {
+        self.bus.dmc_dma_complete(value)
+    }
+
+    #[inline(always)]
+    fn exec_hooked(&self, addr: u16) -> bool {
+        let set = &self.hooks.map().exec;
+        set.any() && set.contains(addr)
+    }
+    #[inline(never)]
+    fn exec_hook(&mut self, cpu: &mut Cpu) {
+        let addr = cpu.pc;
+        let mut machine = HookMachine { cpu, bus: self.bus };
+        self.hooks.on_exec(&mut machine, addr);
+    }
+    #[inline(always)]
+    fn write_hooked(&self, addr: u16) -> bool {
+        let set = &self.hooks.map().write;
+        set.any() && set.contains(addr)
+    }
+    #[inline(never)]
+    fn write_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
+        let mut machine = HookMachine { cpu, bus: self.bus };
+        self.hooks.on_write(&mut machine, addr, value);
+    }
+    #[inline(always)]
+    fn read_hooked(&self, addr: u16) -> bool {
+        let set = &self.hooks.map().read;
+        set.any() && set.contains(addr)
+    }
+    #[inline(never)]
+    fn read_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
+        let mut machine = HookMachine { cpu, bus: self.bus };
+        self.hooks.on_read(&mut machine, addr, value);
+    }
+}
+
+impl Nes {
+    /// [`Nes::run_frame`] with memory hooks: `hooks` is called at every hooked access.
+    pub fn run_frame_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
+        self.bus.controller_read = false;
+        let target = self.bus.ppu.frames_completed() + 1;
+        let mut bus = HookedBus {
+            bus: &mut self.bus,
+            hooks,
+        };
+        while bus.bus.ppu.frames_completed() < target {
+            self.cpu.step(&mut bus);
+        }
+        self.last_frame_lagged = !self.bus.controller_read;
+        self.lag_frames += u64::from(self.last_frame_lagged);
+    }
+
+    /// [`Nes::step_instruction`] with memory hooks.
+    pub fn step_instruction_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
+        let mut bus = HookedBus {
+            bus: &mut self.bus,
+            hooks,
+        };
+        self.cpu.step(&mut bus);
+    }
+
+    /// Set the lag flag of the frame just run (Lua's `emu.setlagflag`).
+    pub fn set_lagged(&mut self, lagged: bool) {
+        self.last_frame_lagged = lagged;
+    }
+
+    /// CPU cycles since power-on.
+    pub fn cpu_cycles(&self) -> u64 {
+        self.cpu.cycles()
+    }
+}
