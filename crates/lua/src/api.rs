@@ -17,7 +17,12 @@ type SharedRef = Rc<RefCell<Shared>>;
 
 /// `file:line: ` of the Lua code that called the running API function (luaL_where(L, 1)).
 pub(crate) fn location(lua: &Lua) -> String {
-    lua.inspect_stack(1, |debug| {
+    location_at(lua, 1)
+}
+
+/// `file:line: ` of the function `level` calls up the stack (1: the API function's caller).
+fn location_at(lua: &Lua, level: usize) -> String {
+    lua.inspect_stack(level, |debug| {
         let line = debug.current_line()?;
         let source = debug.source().short_src?.into_owned();
         Some(format!("{source}:{line}: "))
@@ -91,6 +96,46 @@ pub(crate) fn install(
     globals.set("movie", movie_table(lua, shared)?)?;
     install_small_tables(lua, shared)?;
     globals.set("arg", start_arg)?;
+    install_error_strings(lua)?;
+    Ok(())
+}
+
+/// Errors raised by the Rust API functions reach Lua as mlua error objects; FCEUX raises plain
+/// strings (`file:line: message`). `pcall`, `xpcall` and `coroutine.resume` hand scripts the
+/// string instead, so `print(pcall(...))` and string matching on errors work as in FCEUX.
+fn install_error_strings(lua: &Lua) -> mlua::Result<()> {
+    let convert = lua.create_function(|lua, value: Value| {
+        Ok(match value {
+            Value::Error(error) => Value::String(lua.create_string(crate::error_text(&error))?),
+            other => other,
+        })
+    })?;
+    let globals = lua.globals();
+    let coroutine: Table = globals.get("coroutine")?;
+    let wrappers: MultiValue = lua
+        .load(
+            "local convert, pcall, xpcall, resume = ...\n\
+             local function fix(ok, ...)\n\
+               if ok then return true, ... end\n\
+               return false, convert((...))\n\
+             end\n\
+             return function(f, ...) return fix(pcall(f, ...)) end,\n\
+               function(f, handler, ...)\n\
+                 return xpcall(f, function(e) return handler(convert(e)) end, ...)\n\
+               end,\n\
+               function(co, ...) return fix(resume(co, ...)) end",
+        )
+        .set_name("=errors")
+        .call((
+            convert,
+            globals.get::<Function>("pcall")?,
+            globals.get::<Function>("xpcall")?,
+            coroutine.get::<Function>("resume")?,
+        ))?;
+    let mut wrappers = wrappers.into_iter();
+    globals.set("pcall", wrappers.next().unwrap_or(Value::Nil))?;
+    globals.set("xpcall", wrappers.next().unwrap_or(Value::Nil))?;
+    coroutine.set("resume", wrappers.next().unwrap_or(Value::Nil))?;
     Ok(())
 }
 
@@ -480,7 +525,11 @@ fn emu_table(
     let s = shared.clone();
     let check = lua.create_function(move |lua, ()| {
         if s.borrow().phase != Phase::Main {
-            return Err(fail(lua, "can't call emu.frameadvance() from here"));
+            // Level 2: the script's call of the `frameadvance` wrapper that calls this check.
+            return Err(mlua::Error::runtime(format!(
+                "{}can't call emu.frameadvance() from here",
+                location_at(lua, 2)
+            )));
         }
         Ok(())
     })?;

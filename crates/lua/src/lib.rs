@@ -12,6 +12,7 @@
 mod api;
 mod bitlib;
 mod format;
+mod full_stdlib;
 mod gui;
 mod machine;
 mod state;
@@ -20,7 +21,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use mlua::{Function, Lua, MultiValue, StdLib, Table, Thread, Value};
+use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
 use mlua::thread::ThreadStatus;
 use nes::{Buttons, HookMachine, HookMap, MemoryHooks, Nes, Palette};
 
@@ -242,9 +243,8 @@ impl LuaHost {
         options: HostOptions,
     ) -> Result<LuaHost, LoadError> {
         let lua_error = |e: mlua::Error| LoadError::Lua(error_text(&e));
-        let lua = Lua::new();
         // FCEUX opens every standard library, `debug` included (mlua leaves it out by default).
-        lua.load_std_libs(StdLib::DEBUG).map_err(lua_error)?;
+        let lua = full_stdlib::lua_with_all_libraries();
         let (prg_len, chr_len, trainer) = ines_layout(&options.rom_image);
         let body_start = 16 + if trainer { 512 } else { 0 };
         let body = |len: usize, from: usize| {

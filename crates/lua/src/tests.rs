@@ -244,7 +244,7 @@ fn ranges_negative_sizes_and_nil_clear() {
          memory.registerwrite(0x100, 3, f)\n\
          memory.registerexec(0x205, -2, f)\n\
          memory.registerread(0x300, 'sub', f)\n\
-         print(pcall(memory.registerwrite, 0x10))\n\
+         print(pcall(function() memory.registerwrite(0x10) end))\n\
          memory.registerwrite(0x101, nil)\n\
          memory.registerexec(0x205, 1, nil)",
     );
@@ -389,22 +389,25 @@ fn pc_change_skips_the_following_store_and_touches_no_mapper_register() {
 
 #[test]
 fn reads_follow_the_bank_and_exec_hooks_survive_bank_switches() {
-    // Switch $8000 to bank 3 (PRG mode 3: $8000 switchable, $C000 fixed), then JSR $8001.
-    let mut code = mmc1_write(0x80, 0x0C); // control: PRG mode 3
-    code.extend(mmc1_write(0xE0, 0x03)); // PRG bank 3
-    code.extend_from_slice(&[0x20, 0x01, 0x80]); // JSR $8001 (NOPs... then RTS below)
-    code.extend_from_slice(&[0x4C, 0x00, 0xC1]); // unreachable: NOPs run into $C100 RTI? no
+    // Wait until $20 is set, then switch $8000 to bank 3 (PRG mode 3) and JSR $8001 there.
+    let mut code = vec![0xA5, 0x20, 0xF0, 0xFC]; // wait: LDA $20; BEQ wait
+    code.extend(mmc1_write(0x80, 0x0C)); // control: PRG mode 3 ($C000 fixed)
+    code.extend(mmc1_write(0xE0, 0x03)); // PRG bank 3 at $8000
+    code.extend_from_slice(&[0x20, 0x01, 0x80]); // JSR $8001
+    let end = 0xC010 + code.len() as u16;
+    code.extend_from_slice(&[0x4C, end as u8, (end >> 8) as u8]); // JMP self
     let mut rom = mmc1(&code);
-    // Put an RTS at $8002 of bank 3 so the JSR returns.
+    // Bank 3: $8001 NOP, $8002 RTS.
     rom[16 + 3 * 0x4000 + 2] = 0x60;
     let mut rig = Rig::new(
         &rom,
         "print(memory.readbyte(0x8000))\n\
          memory.registerexec(0x8001, function() print('exec', memory.readbyte(0x8000)) end)\n\
-         emu.frameadvance() emu.poweron() emu.frameadvance()\n\
+         memory.writebyte(0x20, 1)\n\
+         emu.frameadvance()\n\
          print(memory.readbyte(0x8000))",
     );
-    let out = rig.frames(3);
+    let out = rig.frames(2);
     assert_eq!(out, vec!["0", "exec 3", "3"]);
 }
 
@@ -420,11 +423,11 @@ fn readbyte_2002_keeps_vblank_and_rom_readbyte_sees_the_header() {
            memory.registerexec(0x8100, nil) end)\n\
          local h = {} for i = 0, 15 do h[#h + 1] = rom.readbyte(i) end\n\
          print(table.concat(h, ','))\n\
-         print(rom.readbyte(16) == 0xEA, rom.readbytesigned(16), rom.gethash('md5'):len())",
+         print(rom.readbyte(16) == 0xA9, rom.readbytesigned(16), rom.gethash('md5'):len())",
     );
     let out = rig.frames(3);
     assert_eq!(out[0], "78,69,83,26,2,0,1,0,0,0,0,0,0,0,0,0");
-    assert_eq!(out[1], "true -22 32");
+    assert_eq!(out[1], "true -87 32");
     assert_eq!(out[2], "128 128");
 }
 
@@ -435,9 +438,9 @@ fn joypad_player_numbers_and_key_names() {
     let rom = nrom(&[], &[]);
     let mut rig = Rig::new(
         &rom,
-        "print(pcall(joypad.set, 0, {}))\n\
-         print(pcall(joypad.set, 5, {}))\n\
-         print(pcall(joypad.get, 0))\n\
+        "print(pcall(function() joypad.set(0, {}) end))\n\
+         print(pcall(function() joypad.set(5, {}) end))\n\
+         print(pcall(function() joypad.get(0) end))\n\
          joypad.set(1, {Start = true, A = true})\n\
          emu.frameadvance()\n\
          print(joypad.get(1).A, joypad.get(1).start)",
@@ -455,12 +458,13 @@ fn joypad_truth_table_against_user_input() {
     // User holds A, B and select. Overrides: A=true, B=false, select=nil, start="x", up=1, down=0.
     let mut rig = Rig::new(
         &rom,
-        "joypad.set(1, {A = true, B = false, start = 'x', up = 1, down = 0})\n\
+        "emu.frameadvance() emu.frameadvance()\n\
+         joypad.set(1, {A = true, B = false, start = 'x', up = 1, down = 0})\n\
          emu.frameadvance()\n\
          local t = joypad.get(1)\n\
          print(t.A, t.B, t.select, t.start, t.up, t.down, t.left, t.right)\n\
-         emu.frameadvance()\n\
          print(memory.readbyte(0))\n\
+         emu.frameadvance()\n\
          local d, u = joypad.getdown(1), joypad.getup(1)\n\
          print(d.A, d.B, u.B, u.A)",
     );
@@ -469,7 +473,7 @@ fn joypad_truth_table_against_user_input() {
         user: [user, Buttons::empty()],
         movie: None,
     };
-    let out = rig.frames_with(3, input);
+    let out = rig.frames_with(5, input);
     assert_eq!(out[0], "true false true true true true false false");
     // The game read A, select, start, up, down (bit 7 = A ... bit 0 = right): 1011 1100.
     assert_eq!(out[1], "188");
@@ -482,18 +486,19 @@ fn joypad_set_before_frameadvance_reaches_the_next_nmi_registerbefore_a_frame_la
     let rom = nrom(&[], &with_rti(&READ_PAD_NMI));
     let mut rig = Rig::new(
         &rom,
-        "joypad.set(1, {start = true})\n\
+        "emu.frameadvance() emu.frameadvance()\n\
+         joypad.set(1, {start = true})\n\
          emu.frameadvance()\n\
          print('main', memory.readbyte(0))\n\
          emu.registerbefore(function() \
-           if emu.framecount() == 2 then joypad.set(1, {select = true}) end end)\n\
-         emu.frameadvance() print('f2', memory.readbyte(0))\n\
-         emu.frameadvance() print('f3', memory.readbyte(0))\n\
-         emu.frameadvance() print('f4', memory.readbyte(0))",
+           if emu.framecount() == 4 then joypad.set(1, {select = true}) end end)\n\
+         emu.frameadvance() print('f4', memory.readbyte(0))\n\
+         emu.frameadvance() print('f5', memory.readbyte(0))\n\
+         emu.frameadvance() print('f6', memory.readbyte(0))",
     );
-    let out = rig.frames(5);
+    let out = rig.frames(7);
     // Start (bit 3) reversed into bit 4 of $00: 0x10; select: 0x20.
-    assert_eq!(out, vec!["main 16", "f2 0", "f3 32", "f4 0"]);
+    assert_eq!(out, vec!["main 16", "f4 0", "f5 32", "f6 0"]);
 }
 
 #[test]
@@ -507,6 +512,7 @@ fn movies_win_during_playback() {
         user: [Buttons::empty(); 2],
         movie: Some([Buttons::A, Buttons::empty()]),
     };
+    rig.frames(2); // the first NMI comes after the PPU warm-up
     let got = rig.host.run_frame(&mut rig.nes, movie);
     assert_eq!(got[0], Buttons::A);
     assert_eq!(rig.nes.peek(0), 0x80);
@@ -544,13 +550,15 @@ fn framecount_after_k_frameadvances_is_f0_plus_k() {
 #[test]
 fn after_the_main_chunk_returns_hooks_and_callbacks_keep_firing() {
     for ending in ["", "coroutine.yield()"] {
-        let rom = nrom(&[0xE6, 0x10, 0x4C, 0x00, 0x80], &with_rti(&READ_PAD_NMI));
+        let mut nmi = READ_PAD_NMI.to_vec();
+        nmi.extend_from_slice(&[0xE6, 0x10, 0x40]); // INC $10; RTI
+        let rom = nrom(&[], &nmi);
         let script = format!(
             "writes = 0 befores = 0 afters = 0\n\
              memory.registerwrite(0x10, function() writes = writes + 1 end)\n\
              emu.registerbefore(function() befores = befores + 1 end)\n\
              emu.registerafter(function() afters = afters + 1 \
-               if afters == 3 then print(writes > 0, befores, memory.readbyte(0)) end end)\n\
+               if afters == 4 then print(writes > 0, befores, memory.readbyte(0)) end end)\n\
              {ending}"
         );
         let mut rig = Rig::new(&rom, &script);
@@ -558,9 +566,9 @@ fn after_the_main_chunk_returns_hooks_and_callbacks_keep_firing() {
             user: [Buttons::START, Buttons::empty()],
             movie: None,
         };
-        let out = rig.frames_with(3, input);
+        let out = rig.frames_with(4, input);
         assert!(!rig.host.main_alive());
-        assert_eq!(out, vec!["true 3 16"], "ending {ending:?}");
+        assert_eq!(out, vec!["true 4 16"], "ending {ending:?}");
     }
 }
 
@@ -569,7 +577,7 @@ fn frameadvance_in_a_callback_is_an_error() {
     let rom = nrom(&[], &[]);
     let mut rig = Rig::new(
         &rom,
-        "emu.registerafter(function() print(pcall(emu.frameadvance)) end)\n\
+        "emu.registerafter(function() print(pcall(function() emu.frameadvance() end)) end)\n\
          emu.frameadvance()",
     );
     let out = rig.frames(1);
@@ -601,7 +609,8 @@ fn an_error_in_a_write_hook_stops_the_script() {
     let (out, errors) = error_rig(&format!(
         "{EXIT_AND_CALLBACKS}memory.registerwrite(0x10, function() local x = nil + 1 end)"
     ));
-    assert_eq!(out, vec!["exit"]);
+    // Frame 1: registerbefore, then the hook fails mid-frame: exit, and nothing after.
+    assert_eq!(out, vec!["before", "exit"]);
     assert_eq!(errors.len(), 1);
     assert!(errors[0].starts_with("test.lua:3: "), "{errors:?}");
 }
@@ -611,7 +620,7 @@ fn an_error_in_an_exec_hook_stops_the_script() {
     let (out, errors) = error_rig(&format!(
         "{EXIT_AND_CALLBACKS}memory.registerexec(0x8000, function() error('exec') end)"
     ));
-    assert_eq!(out, vec!["exit"]);
+    assert_eq!(out, vec!["before", "exit"]);
     assert_eq!(errors, vec!["test.lua:3: exec"]);
 }
 
