@@ -29,6 +29,8 @@ enum Command {
         input: run::RunInput,
         #[command(flatten)]
         output: run::RunOutput,
+        #[command(flatten)]
+        lua: run::RunLua,
     },
     /// Print a nestest.log-format trace of the instructions executed.
     Trace {
@@ -49,6 +51,9 @@ enum Command {
         /// Number of runs; the median is reported.
         #[arg(long, default_value_t = 5)]
         runs: usize,
+        /// Run this Lua script alongside (measures the scripting and hook overhead).
+        #[arg(long, value_name = "SCRIPT")]
+        lua: Option<PathBuf>,
     },
     /// Run the public test-ROM suite described by a MANIFEST.toml.
     TestRoms(TestRomsArgs),
@@ -99,14 +104,41 @@ fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), String> 
     Ok(())
 }
 
-fn bench(rom: &Path, frames: u64, runs: usize) -> Result<(), String> {
-    let fresh = load(rom)?;
+fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(), String> {
+    let (fresh, image) = load_with_image(rom)?;
     let mut rates = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let mut nes = fresh.clone();
+        let mut host = match lua {
+            Some(script) => {
+                let options = nes_lua::HostOptions {
+                    save_dir: std::env::temp_dir(),
+                    rom_stem: "bench".to_string(),
+                    rom_image: image.clone(),
+                    arg: None,
+                    palette: nes::Palette::ntsc(),
+                };
+                let host =
+                    nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
+                // Power-on to the first boundary, where the script's first slice runs.
+                nes.run_frame();
+                Some(host)
+            }
+            None => None,
+        };
         let start = Instant::now();
         for _ in 0..frames {
-            nes.run_frame();
+            match &mut host {
+                Some(host) => {
+                    host.run_frame(&mut nes, nes_lua::FrameInput::default());
+                }
+                None => nes.run_frame(),
+            }
+        }
+        if let Some(host) = &mut host {
+            for error in host.take_errors() {
+                return Err(format!("lua error: {error}"));
+            }
         }
         let seconds = start.elapsed().as_secs_f64();
         rates.push(frames as f64 / seconds);
@@ -130,13 +162,19 @@ fn main() -> ExitCode {
             frames,
             input,
             output,
-        } => run::run(&rom, frames, &input, &output),
+            lua,
+        } => run::run(&rom, frames, &input, &output, &lua),
         Command::Trace {
             rom,
             start_pc,
             lines,
         } => trace(&rom, start_pc, lines),
-        Command::Bench { rom, frames, runs } => bench(&rom, frames, runs),
+        Command::Bench {
+            rom,
+            frames,
+            runs,
+            lua,
+        } => bench(&rom, frames, runs, lua.as_deref()),
         Command::TestRoms(args) => match test_roms::run(&args, &mut std::io::stdout().lock()) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::FAILURE,
