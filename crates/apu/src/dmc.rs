@@ -3,12 +3,14 @@
 //! The DMC does not read memory itself: it raises a request (`dma_address`) that the CPU's DMA
 //! unit serves by halting the CPU and reading the byte, then hands it back (`dma_complete`).
 
+use borsh::{BorshDeserialize, BorshSerialize};
+
 /// NTSC rates in CPU cycles (the timer counts half as many APU cycles).
 const DMC_RATES: [u16; 16] = [
     428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
 ];
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Dmc {
     irq_enabled: bool,
     looping: bool,

@@ -1,6 +1,8 @@
 //! Envelope generator of the pulse and noise channels (NESdev "APU Envelope").
 
-#[derive(Clone, Debug, Default)]
+use borsh::{BorshDeserialize, BorshSerialize};
+
+#[derive(Clone, Debug, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Envelope {
     start: bool,
     /// Bit 5: loop the decay (shared with the length counter halt flag).

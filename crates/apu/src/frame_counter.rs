@@ -9,6 +9,8 @@
 //! 5-step mode: 7457, 14913, 22371, (nothing at 29829), quarter+half at 37281; restarts after
 //! 37282.
 
+use borsh::{BorshDeserialize, BorshSerialize};
+
 /// Ticks from a step to the next one, per mode (index = step number, 0..=5).
 /// Cumulative: 4-step 7457, 14913, 22371, 29828, 29829, 29830; 5-step 7457, 14913, 22371,
 /// 29829, 37281, 37282. After the last step the count restarts from 0, so the next step 0
@@ -42,7 +44,7 @@ const STEP_CLOCKS: [[FrameClocks; 6]; 2] = [
 ];
 
 /// Quarter/half frame signals produced by one tick. `HALF` always includes the quarter frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct FrameClocks(u8);
 
 impl FrameClocks {
@@ -61,7 +63,7 @@ impl FrameClocks {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct FrameCounter {
     five_step: bool,
     /// Index of the next step (0..=5).

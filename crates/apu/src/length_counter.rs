@@ -7,13 +7,15 @@
 //! written on the cycle the counter is clocked is dropped when the clock changed the counter
 //! (i.e. the counter was non-zero and not halted).
 
+use borsh::{BorshDeserialize, BorshSerialize};
+
 /// Length values selected by bits 3-7 of $4003/$4007/$400B/$400F.
 pub(crate) const LENGTH_TABLE: [u8; 32] = [
     10, 254, 20, 2, 40, 4, 80, 6, 160, 8, 60, 10, 14, 12, 26, 14, 12, 16, 24, 18, 48, 20, 96, 22,
     192, 24, 72, 26, 16, 28, 32, 30,
 ];
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct LengthCounter {
     counter: u8,
     /// The channel's bit in $4015.

@@ -6,6 +6,7 @@
 //! cycle N. The first tick after power-on is CPU cycle 0. CPU cycle N is a DMA "get" cycle
 //! (first half of an APU cycle) when `N % 2 == GET_CYCLE_PARITY`, otherwise a "put" cycle.
 
+use borsh::{BorshDeserialize, BorshSerialize};
 mod dmc;
 mod envelope;
 mod frame_counter;
@@ -61,7 +62,7 @@ const NEVER: u64 = u64::MAX;
 /// expires, and `tick` only compares the tick counter with the earliest of them. The pulse,
 /// triangle and noise timers are not observable by the CPU, so they only run while audio is
 /// being generated and the channel is audible; the DMC timer and the frame counter always run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub struct Apu {
     pulse1: Pulse,
     pulse2: Pulse,
@@ -513,6 +514,11 @@ impl Apu {
 
     /// Output sample rate in Hz (e.g. 44100); 0 turns audio generation off (fastest).
     /// Allocates the sample buffer (about a quarter second), so call it outside the frame loop.
+    /// The output rate set by [`Apu::set_sample_rate`] (0 = audio off).
+    pub fn sample_rate(&self) -> u32 {
+        self.resampler.sample_rate()
+    }
+
     pub fn set_sample_rate(&mut self, hz: u32) {
         let level = self.current_level();
         self.resampler.set_sample_rate(hz, self.cycle, level);

@@ -5,12 +5,32 @@
 //! Both are 0 when their inputs are all 0. The pulse part has only 31 inputs and is tabled;
 //! the triangle/noise/DMC part is evaluated exactly, but only when one of its inputs changed.
 
+use borsh::io::{Read, Result as IoResult, Write};
+use borsh::{BorshDeserialize, BorshSerialize};
+
 #[derive(Clone, Debug)]
 pub(crate) struct Mixer {
     pulse_table: [f32; 31],
     /// (triangle, noise, dmc) of the cached `tnd_level`.
     tnd_inputs: (u8, u8, u8),
     tnd_level: f32,
+}
+
+/// A save state needs only the inputs of the cached level; the tables are constants.
+impl BorshSerialize for Mixer {
+    fn serialize<W: Write>(&self, writer: &mut W) -> IoResult<()> {
+        self.tnd_inputs.serialize(writer)
+    }
+}
+
+impl BorshDeserialize for Mixer {
+    fn deserialize_reader<R: Read>(reader: &mut R) -> IoResult<Self> {
+        let (triangle, noise, dmc) = <(u8, u8, u8)>::deserialize_reader(reader)?;
+        let mut mixer = Mixer::new();
+        mixer.tnd_inputs = (triangle.min(15), noise.min(15), dmc.min(127));
+        mixer.tnd_level = tnd_formula(mixer.tnd_inputs.0, mixer.tnd_inputs.1, mixer.tnd_inputs.2);
+        Ok(mixer)
+    }
 }
 
 fn pulse_formula(sum: u8) -> f32 {

@@ -2,13 +2,14 @@
 
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// NTSC periods in CPU cycles (the timer counts half as many APU cycles).
 const NOISE_PERIODS: [u16; 16] = [
     4, 8, 16, 32, 64, 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068,
 ];
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Noise {
     /// Mode flag (bit 7 of $400E): feedback from bit 6 instead of bit 1 (93- or 31-step loop).
     short_mode: bool,

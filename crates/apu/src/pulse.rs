@@ -2,6 +2,7 @@
 
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Duty waveforms indexed by the sequencer position. The sequencer counts *down*
 /// (0, 7, 6, ..., 1) so the waveform heard for duty 0 is 0 1 0 0 0 0 0 0.
@@ -12,7 +13,7 @@ const DUTY_TABLE: [[u8; 8]; 4] = [
     [1, 1, 1, 1, 1, 1, 0, 0],
 ];
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Pulse {
     /// Pulse 1's sweep negates with ones' complement (subtracts one more than pulse 2).
     negate_extra: u16,

@@ -10,6 +10,10 @@
 
 use std::f64::consts::PI;
 use std::fmt;
+use std::sync::LazyLock;
+
+use borsh::io::{Error, ErrorKind, Read, Result as IoResult, Write};
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// NTSC CPU clock: 21.477272 MHz / 12.
 const CPU_CLOCK_HZ: f64 = 21_477_272.0 / 12.0;
@@ -68,6 +72,9 @@ impl OnePole {
     }
 }
 
+/// The band-limited steps, shared by every resampler: they depend on nothing but constants.
+static KERNEL: LazyLock<Vec<f32>> = LazyLock::new(build_kernel);
+
 /// Blackman-windowed sinc steps: `PHASES` rows of `KERNEL_TAPS` differences, each row summing
 /// to 1 so a step of height h adds exactly h once integrated.
 fn build_kernel() -> Vec<f32> {
@@ -107,7 +114,6 @@ pub(crate) struct Resampler {
     sample_rate: u32,
     /// Output samples per CPU cycle, 32.32 fixed point.
     samples_per_cycle: u64,
-    kernel: Vec<f32>,
     /// Differences of the band-limited output; index 0 is the first sample not yet taken.
     deltas: Vec<f32>,
     /// CPU cycle at which sample position `frame_start_fraction` (in 32.32) of `deltas` lies.
@@ -131,12 +137,102 @@ impl fmt::Debug for Resampler {
     }
 }
 
+/// Floats go into save states as their bit patterns: exact, and NaN-proof.
+fn write_f32<W: Write>(value: f32, writer: &mut W) -> IoResult<()> {
+    value.to_bits().serialize(writer)
+}
+
+fn read_f32<R: Read>(reader: &mut R) -> IoResult<f32> {
+    Ok(f32::from_bits(u32::deserialize_reader(reader)?))
+}
+
+impl BorshSerialize for OnePole {
+    fn serialize<W: Write>(&self, writer: &mut W) -> IoResult<()> {
+        write_f32(self.coefficient, writer)?;
+        write_f32(self.previous_input, writer)?;
+        write_f32(self.previous_output, writer)
+    }
+}
+
+impl BorshDeserialize for OnePole {
+    fn deserialize_reader<R: Read>(reader: &mut R) -> IoResult<Self> {
+        Ok(OnePole {
+            coefficient: read_f32(reader)?,
+            previous_input: read_f32(reader)?,
+            previous_output: read_f32(reader)?,
+        })
+    }
+}
+
+/// A save state keeps the resampler's phase, filter memories and the differences not yet
+/// turned into samples, so a restored console produces the same audio. Only the used prefix of
+/// the difference buffer is stored (it is zero beyond the latest change): a frame's worth, not
+/// the quarter second the buffer can hold.
+impl BorshSerialize for Resampler {
+    fn serialize<W: Write>(&self, writer: &mut W) -> IoResult<()> {
+        self.sample_rate.serialize(writer)?;
+        self.samples_per_cycle.serialize(writer)?;
+        self.frame_start_cycle.serialize(writer)?;
+        self.frame_start_fraction.serialize(writer)?;
+        write_f32(self.level, writer)?;
+        write_f32(self.integrator, writer)?;
+        self.high_pass_90.serialize(writer)?;
+        self.high_pass_440.serialize(writer)?;
+        self.low_pass_14k.serialize(writer)?;
+        let used = self
+            .deltas
+            .iter()
+            .rposition(|delta| delta.to_bits() != 0)
+            .map_or(0, |last| last + 1);
+        u32::try_from(used)
+            .map_err(|_| Error::new(ErrorKind::InvalidData, "audio buffer too long"))?
+            .serialize(writer)?;
+        for delta in &self.deltas[..used] {
+            write_f32(*delta, writer)?;
+        }
+        Ok(())
+    }
+}
+
+impl BorshDeserialize for Resampler {
+    fn deserialize_reader<R: Read>(reader: &mut R) -> IoResult<Self> {
+        let mut resampler = Resampler::new();
+        let sample_rate = u32::deserialize_reader(reader)?;
+        if sample_rate != 0 {
+            // Sizes the buffer and checks the rate is one `set_sample_rate` accepts.
+            resampler.set_sample_rate(sample_rate, 0, 0.0);
+            if resampler.sample_rate != sample_rate {
+                return Err(Error::new(ErrorKind::InvalidData, "audio sample rate"));
+            }
+        }
+        resampler.samples_per_cycle = u64::deserialize_reader(reader)?;
+        resampler.frame_start_cycle = u64::deserialize_reader(reader)?;
+        resampler.frame_start_fraction = u64::deserialize_reader(reader)?;
+        resampler.level = read_f32(reader)?;
+        resampler.integrator = read_f32(reader)?;
+        resampler.high_pass_90 = OnePole::deserialize_reader(reader)?;
+        resampler.high_pass_440 = OnePole::deserialize_reader(reader)?;
+        resampler.low_pass_14k = OnePole::deserialize_reader(reader)?;
+        let used = u32::deserialize_reader(reader)? as usize;
+        let Some(live) = resampler.deltas.get_mut(..used) else {
+            return Err(Error::new(ErrorKind::InvalidData, "audio buffer length"));
+        };
+        for delta in live {
+            *delta = read_f32(reader)?;
+        }
+        Ok(resampler)
+    }
+}
+
 impl Resampler {
+    pub(crate) fn sample_rate(&self) -> u32 {
+        self.sample_rate
+    }
+
     pub(crate) fn new() -> Resampler {
         Resampler {
             sample_rate: 0,
             samples_per_cycle: 0,
-            kernel: Vec::new(),
             deltas: Vec::new(),
             frame_start_cycle: 0,
             frame_start_fraction: 0,
@@ -161,9 +257,6 @@ impl Resampler {
         if hz == 0 {
             self.deltas = Vec::new();
             return;
-        }
-        if self.kernel.is_empty() {
-            self.kernel = build_kernel();
         }
         let rate = f64::from(hz);
         self.samples_per_cycle = (rate / CPU_CLOCK_HZ * (1u64 << FRACTION_BITS) as f64) as u64;
@@ -203,8 +296,7 @@ impl Resampler {
         let (Some(slots), Some(row)) = (
             self.deltas
                 .get_mut(index..index.saturating_add(KERNEL_TAPS)),
-            self.kernel
-                .get(phase * KERNEL_TAPS..(phase + 1) * KERNEL_TAPS),
+            KERNEL.get(phase * KERNEL_TAPS..(phase + 1) * KERNEL_TAPS),
         ) else {
             // Buffer full (take_samples not called for a long time): the change is lost;
             // the high-pass filters absorb the resulting offset.

@@ -1,6 +1,7 @@
 //! Triangle channel with its linear counter (NESdev "APU Triangle").
 
 use crate::length_counter::LengthCounter;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// The 32-step sequence: 15 down to 0, then 0 up to 15.
 const TRIANGLE_SEQUENCE: [u8; 32] = [
@@ -8,7 +9,7 @@ const TRIANGLE_SEQUENCE: [u8; 32] = [
     13, 14, 15,
 ];
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Triangle {
     /// 11-bit period in CPU cycles minus one (the triangle timer runs at the CPU clock).
     period: u16,

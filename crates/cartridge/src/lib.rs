@@ -38,8 +38,21 @@ pub use boards::Mmc3Revision;
 pub use error::CartridgeError;
 pub use header::{Mirroring, RomFormat, RomInfo};
 
+use std::io::{self, Read, Write};
+
+use borsh::{BorshDeserialize, BorshSerialize};
+
 use boards::Board;
-use memory::{Memory, Region};
+use memory::{Memory, MemoryState, Region};
+
+/// A cartridge's part of a save state, read and checked against a cartridge by
+/// [`Cartridge::read_state`] but not applied yet (see [`Cartridge::restore_state`]).
+#[derive(Debug)]
+pub struct CartridgeState {
+    memory: MemoryState,
+    board: Board,
+    cpu_cycle: u64,
+}
 
 /// A cartridge: its memory chips, the console's nametable RAM, and the board logic.
 #[derive(Debug, Clone)]
@@ -210,6 +223,40 @@ impl Cartridge {
         if let Some(revision) = revision {
             self.board.set_mmc3_revision(revision);
         }
+    }
+
+    /// Writes the cartridge's state for a save state: board registers, bank tables and the
+    /// contents of PRG RAM, CHR RAM and nametable RAM (not the ROM).
+    pub fn save_state<W: Write>(&self, writer: &mut W) -> io::Result<()> {
+        self.mem.save_state(writer)?;
+        self.board.serialize(writer)?;
+        self.cpu_cycle.serialize(writer)
+    }
+
+    /// Reads a state written by [`Cartridge::save_state`] for this same ROM. Nothing changes
+    /// until [`Cartridge::restore_state`], so a bad state leaves the cartridge untouched.
+    pub fn read_state<R: Read>(&self, reader: &mut R) -> io::Result<CartridgeState> {
+        let memory = self.mem.read_state(reader)?;
+        let board = Board::deserialize_reader(reader)?;
+        if std::mem::discriminant(&board) != std::mem::discriminant(&self.board) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the state is for another kind of board",
+            ));
+        }
+        let cpu_cycle = u64::deserialize_reader(reader)?;
+        Ok(CartridgeState {
+            memory,
+            board,
+            cpu_cycle,
+        })
+    }
+
+    /// Applies a state read by [`Cartridge::read_state`].
+    pub fn restore_state(&mut self, state: CartridgeState) {
+        self.mem.restore_state(state.memory);
+        self.board = state.board;
+        self.cpu_cycle = state.cpu_cycle;
     }
 
     /// Selects the MMC3 revision (ignored by other boards). Default: revision B.

@@ -6,6 +6,9 @@
 //! `Vec::get` fails for it: open bus on reads, ignored writes, and no branch on the mapping kind.
 //! Boards rewrite the tables only when their registers change.
 
+use borsh::io::{Error, ErrorKind, Read, Result as IoResult, Write};
+use borsh::{BorshDeserialize, BorshSerialize};
+
 use crate::header::Mirroring;
 
 /// Base offset of a window that nothing drives. Adding a window offset to it cannot overflow.
@@ -38,18 +41,33 @@ impl Region {
 #[derive(Debug, Clone)]
 pub(crate) struct Memory {
     pub data: Vec<u8>,
-    /// CPU $0000-$FFFF in eight 8 KiB slots (slots 0-2 stay unmapped: not cartridge space).
-    cpu_read: [usize; 8],
-    cpu_write: [usize; 8],
-    /// PPU $0000-$3FFF in sixteen 1 KiB pages (8-11 nametables, 12-15 their mirror).
-    ppu_read: [usize; 16],
-    ppu_write: [usize; 16],
+    tables: BankTables,
     pub prg_rom: Region,
     pub prg_ram: Region,
     pub chr: Region,
     pub chr_is_ram: bool,
     /// 2 KiB of console CIRAM, plus 2 KiB more when the board has four-screen VRAM.
     pub ciram: Region,
+}
+
+/// Where each CPU and PPU window currently reads and writes: offsets into [`Memory::data`].
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub(crate) struct BankTables {
+    /// CPU $0000-$FFFF in eight 8 KiB slots (slots 0-2 stay unmapped: not cartridge space).
+    cpu_read: [usize; 8],
+    cpu_write: [usize; 8],
+    /// PPU $0000-$3FFF in sixteen 1 KiB pages (8-11 nametables, 12-15 their mirror).
+    ppu_read: [usize; 16],
+    ppu_write: [usize; 16],
+}
+
+/// The cartridge memory a save state holds: the bank tables and the contents of every chip a
+/// program can change (PRG RAM, CHR RAM, nametable RAM). ROM is not stored: a state only loads
+/// into the same ROM.
+#[derive(Debug)]
+pub(crate) struct MemoryState {
+    tables: BankTables,
+    writable: Vec<u8>,
 }
 
 /// Repeats `chip` until it fills a whole number of `unit`s (at least one), as a smaller chip
@@ -106,10 +124,12 @@ impl Memory {
 
         Memory {
             data,
-            cpu_read: [UNMAPPED; 8],
-            cpu_write: [UNMAPPED; 8],
-            ppu_read: [UNMAPPED; 16],
-            ppu_write: [UNMAPPED; 16],
+            tables: BankTables {
+                cpu_read: [UNMAPPED; 8],
+                cpu_write: [UNMAPPED; 8],
+                ppu_read: [UNMAPPED; 16],
+                ppu_write: [UNMAPPED; 16],
+            },
             prg_rom: prg_rom_region,
             prg_ram: prg_ram_region,
             chr: chr_region,
@@ -118,16 +138,64 @@ impl Memory {
         }
     }
 
+    /// The chips a program can change, in save-state order.
+    fn writable_regions(&self) -> impl Iterator<Item = Region> {
+        let chr_ram = self.chr_is_ram.then_some(self.chr);
+        [Some(self.prg_ram), chr_ram, Some(self.ciram)]
+            .into_iter()
+            .flatten()
+    }
+
+    fn writable_len(&self) -> usize {
+        self.writable_regions().map(|region| region.len).sum()
+    }
+
+    pub fn save_state<W: Write>(&self, writer: &mut W) -> IoResult<()> {
+        self.tables.serialize(writer)?;
+        for region in self.writable_regions() {
+            writer.write_all(&self.data[region.start..region.start + region.len])?;
+        }
+        Ok(())
+    }
+
+    /// Reads what [`Memory::save_state`] wrote, checking it fits this memory.
+    pub fn read_state<R: Read>(&self, reader: &mut R) -> IoResult<MemoryState> {
+        let tables = BankTables::deserialize_reader(reader)?;
+        let in_range = |base: &usize| *base == UNMAPPED || *base < self.data.len();
+        let all_tables = [
+            &tables.cpu_read[..],
+            &tables.cpu_write[..],
+            &tables.ppu_read[..],
+            &tables.ppu_write[..],
+        ];
+        if !all_tables.iter().all(|table| table.iter().all(in_range)) {
+            return Err(Error::new(ErrorKind::InvalidData, "cartridge bank table"));
+        }
+        let mut writable = vec![0; self.writable_len()];
+        reader.read_exact(&mut writable)?;
+        Ok(MemoryState { tables, writable })
+    }
+
+    pub fn restore_state(&mut self, state: MemoryState) {
+        self.tables = state.tables;
+        let mut source = &state.writable[..];
+        for region in self.writable_regions().collect::<Vec<_>>() {
+            let (chip, rest) = source.split_at(region.len.min(source.len()));
+            self.data[region.start..region.start + chip.len()].copy_from_slice(chip);
+            source = rest;
+        }
+    }
+
     #[inline]
     pub fn cpu_read(&self, addr: u16) -> Option<u8> {
-        let base = self.cpu_read[usize::from(addr >> 13)];
+        let base = self.tables.cpu_read[usize::from(addr >> 13)];
         self.data.get(base + usize::from(addr & 0x1FFF)).copied()
     }
 
     /// Stores into whatever RAM is mapped at `addr`; returns whether anything took the value.
     #[inline]
     pub fn cpu_write(&mut self, addr: u16, value: u8) -> bool {
-        let base = self.cpu_write[usize::from(addr >> 13)];
+        let base = self.tables.cpu_write[usize::from(addr >> 13)];
         match self.data.get_mut(base + usize::from(addr & 0x1FFF)) {
             Some(cell) => {
                 *cell = value;
@@ -139,7 +207,7 @@ impl Memory {
 
     #[inline(always)]
     pub fn ppu_read(&self, addr: u16) -> u8 {
-        let base = self.ppu_read[usize::from(addr >> 10) & 15];
+        let base = self.tables.ppu_read[usize::from(addr >> 10) & 15];
         self.data
             .get(base + usize::from(addr & 0x3FF))
             .copied()
@@ -148,7 +216,7 @@ impl Memory {
 
     #[inline(always)]
     pub fn ppu_write(&mut self, addr: u16, value: u8) {
-        let base = self.ppu_write[usize::from(addr >> 10) & 15];
+        let base = self.tables.ppu_write[usize::from(addr >> 10) & 15];
         if let Some(cell) = self.data.get_mut(base + usize::from(addr & 0x3FF)) {
             *cell = value;
         }
@@ -161,8 +229,8 @@ impl Memory {
     /// Maps 8 KiB PRG ROM bank `bank` at CPU $8000 + `slot` * $2000 (slot 0-3). ROM ignores writes.
     pub fn map_prg_8k(&mut self, slot: usize, bank: usize) {
         let index = 4 + (slot & 3);
-        self.cpu_read[index] = self.prg_rom.bank_base(bank, PRG_BANK);
-        self.cpu_write[index] = UNMAPPED;
+        self.tables.cpu_read[index] = self.prg_rom.bank_base(bank, PRG_BANK);
+        self.tables.cpu_write[index] = UNMAPPED;
     }
 
     /// Maps 16 KiB bank `bank` at $8000 (`half` 0) or $C000 (`half` 1).
@@ -183,22 +251,22 @@ impl Memory {
     /// without PRG RAM the window stays open bus.
     pub fn map_prg_ram(&mut self, bank: usize, writable: bool) {
         let base = self.prg_ram.bank_base(bank, PRG_BANK);
-        self.cpu_read[3] = base;
-        self.cpu_write[3] = if writable { base } else { UNMAPPED };
+        self.tables.cpu_read[3] = base;
+        self.tables.cpu_write[3] = if writable { base } else { UNMAPPED };
     }
 
     /// Disconnects $6000-$7FFF (RAM disabled: reads are open bus, writes are lost).
     pub fn unmap_prg_ram(&mut self) {
-        self.cpu_read[3] = UNMAPPED;
-        self.cpu_write[3] = UNMAPPED;
+        self.tables.cpu_read[3] = UNMAPPED;
+        self.tables.cpu_write[3] = UNMAPPED;
     }
 
     /// Maps 1 KiB CHR bank `bank` at PPU `page` * $400 (page 0-7).
     pub fn map_chr_1k(&mut self, page: usize, bank: usize) {
         let base = self.chr.bank_base(bank, CHR_PAGE);
         let page = page & 7;
-        self.ppu_read[page] = base;
-        self.ppu_write[page] = if self.chr_is_ram { base } else { UNMAPPED };
+        self.tables.ppu_read[page] = base;
+        self.tables.ppu_write[page] = if self.chr_is_ram { base } else { UNMAPPED };
     }
 
     pub fn map_chr_2k(&mut self, page: usize, bank: usize) {
@@ -226,8 +294,8 @@ impl Memory {
         let base = self.ciram.bank_base(page, KIB);
         let table = table & 3;
         for index in [8 + table, 12 + table] {
-            self.ppu_read[index] = base;
-            self.ppu_write[index] = base;
+            self.tables.ppu_read[index] = base;
+            self.tables.ppu_write[index] = base;
         }
     }
 
@@ -248,7 +316,7 @@ impl Memory {
     /// Which 1 KiB CIRAM page each nametable shows (for tests and debuggers).
     #[cfg(test)]
     pub fn nametable_pages(&self) -> [usize; 4] {
-        core::array::from_fn(|t| (self.ppu_read[8 + t] - self.ciram.start) / KIB)
+        core::array::from_fn(|t| (self.tables.ppu_read[8 + t] - self.ciram.start) / KIB)
     }
 }
 

@@ -11,6 +11,7 @@
 //! before its poll.
 
 use bitflags::bitflags;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 use crate::bus::Bus;
 
@@ -33,6 +34,19 @@ bitflags! {
     }
 }
 
+// Save states store the flags as the byte PHP would push.
+impl BorshSerialize for Status {
+    fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+        self.bits().serialize(writer)
+    }
+}
+
+impl BorshDeserialize for Status {
+    fn deserialize_reader<R: borsh::io::Read>(reader: &mut R) -> borsh::io::Result<Self> {
+        Ok(Status::from_bits_retain(u8::deserialize_reader(reader)?))
+    }
+}
+
 pub(crate) const NMI_VECTOR: u16 = 0xFFFA;
 pub(crate) const RESET_VECTOR: u16 = 0xFFFC;
 pub(crate) const IRQ_VECTOR: u16 = 0xFFFE;
@@ -42,7 +56,10 @@ pub(crate) const IRQ_VECTOR: u16 = 0xFFFE;
 const JAMMED_READ_ADDRESS: u16 = 0xFFFF;
 
 /// The 2A03 CPU core: registers plus the state the cycle engine needs between steps.
-#[derive(Clone, Debug)]
+///
+/// Save states serialise every field (borsh); any change to the fields changes the state
+/// format, so the console's state format version must be bumped with it.
+#[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub struct Cpu {
     pub a: u8,
     pub x: u8,

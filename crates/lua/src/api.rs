@@ -619,9 +619,12 @@ fn emu_table(
             name,
             lua.create_function(move |lua, ()| {
                 let s = s.clone();
-                with_machine::<()>(lua, move |lua, machine| {
+                let at = location(lua);
+                with_machine::<()>(lua, move |_, machine| {
                     let Some(nes) = machine.console() else {
-                        return Err(fail(lua, format!("can't call emu.{name}() from here")));
+                        return Err(mlua::Error::runtime(format!(
+                            "{at}can't call emu.{name}() from here"
+                        )));
                     };
                     let mut shared = s.borrow_mut();
                     if power {
@@ -659,9 +662,12 @@ fn emu_table(
                 return Err(fail(lua, "getscreenpixel: x must be 0-255 and y 0-239"));
             }
             let emu_only = !matches!(emu_only, Value::Nil | Value::Boolean(false));
-            let pixel: i64 = with_machine(lua, move |lua, machine| {
+            let at = location(lua);
+            let pixel: i64 = with_machine(lua, move |_, machine| {
                 let Some(nes) = machine.console() else {
-                    return Err(fail(lua, "can't call emu.getscreenpixel() from here"));
+                    return Err(mlua::Error::runtime(format!(
+                        "{at}can't call emu.getscreenpixel() from here"
+                    )));
                 };
                 let value = if nes.frame_count() == 0 {
                     -1
@@ -986,11 +992,15 @@ fn savestate_table(
         "save",
         lua.create_function(move |lua, object: Value| {
             let index = state_object(lua, &object, "savestate.save")?;
-            let bytes: mlua::LuaString = with_machine(lua, |lua, machine| {
+            let at = location(lua);
+            let bytes: mlua::LuaString = with_machine(lua, move |lua, machine| {
                 let Some(nes) = machine.console() else {
-                    return Err(fail(lua, "can't call savestate.save() from here"));
+                    return Err(mlua::Error::runtime(format!(
+                        "{at}can't call savestate.save() from here"
+                    )));
                 };
-                let bytes = crate::state::save(nes).map_err(|e| fail(lua, e))?;
+                let bytes = crate::state::save(nes)
+                    .map_err(|e| mlua::Error::runtime(format!("{at}savestate.save: {e}")))?;
                 Ok(MultiValue::from_vec(vec![Value::String(lua.create_string(bytes)?)]))
             })?;
             s.borrow_mut().states[index].data = Some(bytes.as_bytes().to_vec());
@@ -1005,12 +1015,15 @@ fn savestate_table(
             let Some(data) = s.borrow().states[index].data.clone() else {
                 return Err(fail(lua, "savestate.load: the state is empty"));
             };
-            with_machine::<()>(lua, move |lua, machine| {
+            let at = location(lua);
+            with_machine::<()>(lua, move |_, machine| {
                 let Some(nes) = machine.console() else {
-                    return Err(fail(lua, "can't call savestate.load() from here"));
+                    return Err(mlua::Error::runtime(format!(
+                        "{at}can't call savestate.load() from here"
+                    )));
                 };
                 crate::state::load(nes, &data)
-                    .map_err(|e| fail(lua, format!("savestate.load: {e}")))?;
+                    .map_err(|e| mlua::Error::runtime(format!("{at}savestate.load: {e}")))?;
                 Ok(MultiValue::new())
             })
         })?,

@@ -1,13 +1,13 @@
-//! Save-state bytes for `savestate.*`, built on the console's own save states.
+//! Save-state bytes for `savestate.*`: the console's own versioned snapshots.
 
 use nes::Nes;
 
 /// The console's state as bytes.
-pub(crate) fn save(_nes: &Nes) -> Result<Vec<u8>, String> {
-    Err("save states are not available in this build".to_string())
+pub(crate) fn save(nes: &Nes) -> Result<Vec<u8>, String> {
+    Ok(nes.save_state())
 }
 
-/// Restore a state made by [`save`].
-pub(crate) fn load(_nes: &mut Nes, _data: &[u8]) -> Result<(), String> {
-    Err("save states are not available in this build".to_string())
+/// Restore a state made by [`save`] (or read from a slot file).
+pub(crate) fn load(nes: &mut Nes, data: &[u8]) -> Result<(), String> {
+    nes.load_state(data).map_err(|e| e.to_string())
 }

@@ -1,9 +1,11 @@
 //! The standard NES controller: a 4021 8-bit parallel-in/serial-out shift register.
 
+use borsh::{BorshDeserialize, BorshSerialize};
+
 use crate::Buttons;
 
 /// One standard controller on a port.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Controller {
     /// What the player holds right now.
     held: Buttons,

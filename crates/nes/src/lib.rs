@@ -8,6 +8,9 @@ mod controller;
 pub mod fm2;
 mod hooks;
 pub mod input_schedule;
+mod power_on;
+mod rewind;
+mod savestate;
 mod trace;
 
 use bus::SystemBus;
@@ -16,6 +19,9 @@ use nes_cpu::{Cpu, Status};
 pub use hooks::{AddressSet, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
+pub use power_on::PowerOnRam;
+pub use rewind::Rewind;
+pub use savestate::{StateError, STATE_FORMAT_VERSION};
 
 bitflags::bitflags! {
     /// Standard controller buttons, in the order the shift register reports them (A first).
@@ -32,8 +38,21 @@ bitflags::bitflags! {
     }
 }
 
+// Save states store the buttons held on each pad as their shift-register byte.
+impl borsh::BorshSerialize for Buttons {
+    fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+        self.bits().serialize(writer)
+    }
+}
+
+impl borsh::BorshDeserialize for Buttons {
+    fn deserialize_reader<R: borsh::io::Read>(reader: &mut R) -> borsh::io::Result<Self> {
+        Ok(Buttons::from_bits_retain(u8::deserialize_reader(reader)?))
+    }
+}
+
 /// CPU registers as seen between instructions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct CpuRegisters {
     pub pc: u16,
     pub a: u8,
@@ -60,6 +79,8 @@ pub struct Nes {
     last_frame_lagged: bool,
     /// The audio output rate asked for (0 = off); a power cycle keeps it.
     audio_sample_rate: u32,
+    /// How CPU RAM is filled at power-on (and at every power cycle).
+    power_on_ram: PowerOnRam,
 }
 
 impl Nes {
@@ -71,13 +92,21 @@ impl Nes {
     /// Power the console on with this cartridge (cold boot: RAM in its documented power-on
     /// state, all zero).
     pub fn new(cart: Cartridge) -> Nes {
+        Nes::with_power_on_ram(cart, PowerOnRam::Zeroed)
+    }
+
+    /// Power the console on with CPU RAM filled as `power_on_ram` says; power cycles fill it
+    /// the same way again.
+    pub fn with_power_on_ram(cart: Cartridge, power_on_ram: PowerOnRam) -> Nes {
         let mut nes = Nes {
             cpu: Cpu::new(),
             bus: SystemBus::new(cart),
             lag_frames: 0,
             last_frame_lagged: false,
             audio_sample_rate: 0,
+            power_on_ram,
         };
+        power_on_ram.fill(&mut nes.bus.ram[..]);
         nes.cpu.power_on(&mut nes.bus);
         nes
     }
@@ -147,7 +176,7 @@ impl Nes {
         ];
         let lag_frames = self.lag_frames;
         let audio_sample_rate = self.audio_sample_rate;
-        *self = Nes::new(cart);
+        *self = Nes::with_power_on_ram(cart, self.power_on_ram);
         self.set_buttons(0, held[0]);
         self.set_buttons(1, held[1]);
         self.set_audio_sample_rate(audio_sample_rate);
@@ -203,6 +232,15 @@ impl Nes {
         self.cpu.s = regs.s;
         self.cpu.p = Status::from_bits_retain(regs.p);
         self.cpu.set_cycles(regs.cycles);
+    }
+
+    /// DMA requests that will halt the CPU on its next read, as (OAM DMA, DMC sample fetch):
+    /// for debuggers, and for tests that save states at such moments.
+    pub fn pending_dma(&self) -> (bool, bool) {
+        (
+            self.bus.oam_dma_page.is_some(),
+            self.bus.apu.dmc_dma_address().is_some(),
+        )
     }
 
     /// The PPU's (scanline, dot) position.

@@ -6,6 +6,7 @@
 //! when it enters the low byte of the 16-bit shifters; pixels come out of the high byte.
 
 use crate::{ctrl, Ppu, PpuBus};
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// `SPREAD[b]` puts bit `7 - i` of `b` at bit `4 * (7 - i)`: one pattern plane of a tile row
 /// as eight 4-bit pixel cells, leftmost pixel in the top cell.
@@ -30,7 +31,7 @@ const SPREAD: [u32; 256] = {
 /// The four hardware shift registers (pattern low/high, attribute low/high) kept as one u64
 /// of sixteen 4-bit cells `palette << 2 | pixel`: the top eight cells are the tile being
 /// output, the low eight the next tile. One shift per dot moves all four planes at once.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct BackgroundPipeline {
     pub(crate) nametable_latch: u8,
     /// Two-bit palette number for the tile being fetched.

@@ -22,6 +22,8 @@ mod test_support;
 
 use std::fmt;
 
+use borsh::{BorshDeserialize, BorshSerialize};
+
 pub use palette::{Palette, PaletteError};
 
 use background::BackgroundPipeline;
@@ -82,7 +84,7 @@ pub(crate) mod mask {
 /// (0 = nothing pending). Each is decremented before the work of a dot and takes effect
 /// before the work of the dot where it reaches 0. Kept in one aligned word so `tick` tests
 /// them all with a single load.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, BorshSerialize, BorshDeserialize)]
 #[repr(C, align(4))]
 pub(crate) struct RegisterDelays {
     /// A `$2001` write on its way to the rendering logic.
@@ -108,7 +110,10 @@ impl RegisterDelays {
 }
 
 /// The Ricoh 2C02 NTSC PPU.
-#[derive(Clone)]
+///
+/// Save states serialise every field (borsh), the latches, delays and open-bus decay times
+/// included; any change to the fields changes the console's state format version.
+#[derive(Clone, BorshSerialize, BorshDeserialize)]
 pub struct Ppu {
     // --- Timing ---
     scanline: u16,
@@ -185,7 +190,44 @@ pub struct Ppu {
     sprite_line: SpriteLine,
     /// The value on the OAM data bus during rendering, returned by `$2004` reads then.
     oam_bus: u8,
+    #[borsh(
+        serialize_with = "frame_state::serialize",
+        deserialize_with = "frame_state::deserialize"
+    )]
     frame: Box<[u16]>,
+}
+
+/// The picture being drawn belongs in a save state (a state taken mid-frame must finish the
+/// same picture), stored as little-endian bytes in one block rather than 61,440 separate
+/// values, which keeps taking a state every frame cheap.
+mod frame_state {
+    use borsh::io::{Error, ErrorKind, Read, Result, Write};
+
+    use crate::{FRAME_HEIGHT, FRAME_WIDTH};
+
+    const FRAME_PIXELS: usize = FRAME_WIDTH * FRAME_HEIGHT;
+
+    pub(super) fn serialize<W: Write>(frame: &[u16], writer: &mut W) -> Result<()> {
+        let mut bytes = vec![0u8; frame.len() * 2];
+        for (pair, pixel) in bytes.chunks_exact_mut(2).zip(frame) {
+            pair.copy_from_slice(&pixel.to_le_bytes());
+        }
+        writer.write_all(&bytes)
+    }
+
+    pub(super) fn deserialize<R: Read>(reader: &mut R) -> Result<Box<[u16]>> {
+        let mut bytes = vec![0u8; FRAME_PIXELS * 2];
+        reader.read_exact(&mut bytes)?;
+        let frame: Box<[u16]> = bytes
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]) & 0x1FF)
+            .collect();
+        if frame.len() == FRAME_PIXELS {
+            Ok(frame)
+        } else {
+            Err(Error::new(ErrorKind::InvalidData, "frame buffer size"))
+        }
+    }
 }
 
 impl fmt::Debug for Ppu {

@@ -4,6 +4,7 @@ use crate::{
     ctrl, mask, palette_ram_index, Ppu, PpuBus, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
     VBLANK_SCANLINE,
 };
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Frames after its last refresh with a 1 that a latch bit decays to 0. Hardware takes about
 /// 600 ms (varies with the console and temperature); 36 NTSC frames is 600 ms.
@@ -30,7 +31,7 @@ pub(crate) const ADDR_WRITE_DELAY_DOTS: u8 = 4;
 /// Each bit is a capacitor: driving it with 1 charges it (and restarts its decay timer),
 /// driving 0 empties it, and a charged bit not refreshed for ~600 ms reads 0. Decay is applied
 /// lazily from per-bit timestamps, so nothing runs per dot.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct IoLatch {
     value: u8,
     /// `frames_completed` when each bit was last driven with a 1.

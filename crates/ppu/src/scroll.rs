@@ -3,6 +3,8 @@
 //!
 //! v and t are 15-bit: `yyy NN YYYYY XXXXX` = fine Y, nametable select, coarse Y, coarse X.
 
+use borsh::{BorshDeserialize, BorshSerialize};
+
 const COARSE_X: u16 = 0x001F;
 const COARSE_Y: u16 = 0x03E0;
 const NAMETABLE_X: u16 = 0x0400;
@@ -13,7 +15,7 @@ const HORIZONTAL_BITS: u16 = COARSE_X | NAMETABLE_X;
 /// The bits `vert(v) = vert(t)` copies on pre-render dots 280-304.
 const VERTICAL_BITS: u16 = COARSE_Y | NAMETABLE_Y | FINE_Y;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct ScrollRegisters {
     /// Current VRAM address.
     pub v: u16,

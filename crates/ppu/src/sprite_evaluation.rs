@@ -7,8 +7,9 @@
 //! attribute and X bytes as if they were Y: the famous false positives and negatives.
 
 use crate::{ctrl, Ppu};
+use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 enum EvaluationState {
     /// Looking for in-range sprites, fewer than 8 found so far.
     #[default]
@@ -21,7 +22,7 @@ enum EvaluationState {
     Done,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct SpriteEvaluation {
     state: EvaluationState,
     /// The byte read from primary OAM on the previous (odd) dot.

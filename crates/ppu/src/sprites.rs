@@ -6,6 +6,7 @@
 //! never over an opaque pixel (the first opaque sprite wins, whatever its priority bit).
 
 use crate::{ctrl, Ppu, PpuBus, POST_RENDER_SCANLINE, SCANLINES_PER_FRAME};
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Line-buffer cell flags. A cell is 0 when no sprite covers the pixel; otherwise bits 0-4
 /// are the palette RAM index ($10-$1F).
@@ -25,7 +26,7 @@ const ATTR_FLIP_VERTICAL: u8 = 0x80;
 /// shifters have already sent out. The line buffer below is what these units produce while
 /// rendering runs without a break; the unit state is only consulted (and brought up to date)
 /// when rendering is switched off and on mid-frame.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct SpriteUnit {
     low: u8,
     high: u8,
@@ -76,7 +77,7 @@ impl SpriteUnit {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct SpriteLine {
     pub pixels: [u8; 256],
     /// Whether any cell is non-zero (so clearing can be skipped on sprite-free lines).

@@ -7,8 +7,9 @@
 
 use crate::header::{Mirroring, RomInfo};
 use crate::memory::Memory;
+use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Axrom {
     bus_conflicts: bool,
 }

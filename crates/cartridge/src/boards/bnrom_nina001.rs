@@ -11,6 +11,7 @@
 
 use crate::header::RomInfo;
 use crate::memory::Memory;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 pub(crate) fn is_nina001(info: &RomInfo) -> bool {
     match info.submapper {
@@ -20,7 +21,7 @@ pub(crate) fn is_nina001(info: &RomInfo) -> bool {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Bnrom;
 
 impl Bnrom {
@@ -40,7 +41,7 @@ impl Bnrom {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Nina001;
 
 impl Nina001 {

@@ -3,8 +3,9 @@
 
 use crate::header::RomInfo;
 use crate::memory::Memory;
+use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct ColorDreams;
 
 impl ColorDreams {

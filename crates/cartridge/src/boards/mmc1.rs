@@ -14,9 +14,10 @@
 
 use crate::header::{Mirroring, RomInfo};
 use crate::memory::Memory;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// What the board does with the spare CHR bank bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 enum RamBanking {
     /// One 8 KiB RAM (or none).
     Single,
@@ -26,7 +27,7 @@ enum RamBanking {
     Sxrom,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Mmc1 {
     shift: u8,
     shift_count: u8,
@@ -50,17 +51,22 @@ pub(crate) struct Mmc1 {
     /// CHR bank bits the board uses for something other than CHR (RAM bank/disable, PRG
     /// A18). A12 changes only matter when the two CHR registers differ in these bits.
     spare_bits: u8,
-    board_name: &'static str,
 }
 
-const NEVER: u64 = u64::MAX - 1;
+/// How an SxROM board connects the MMC1, deduced from the ROM's header.
+struct Wiring {
+    unbanked_prg: bool,
+    big_prg: bool,
+    has_chr_ram: bool,
+    ram_banking: RamBanking,
+    chr_bit4_disables_ram: bool,
+}
 
-impl Mmc1 {
-    pub fn new(info: &RomInfo, mem: &mut Memory) -> Mmc1 {
+impl Wiring {
+    fn of(info: &RomInfo) -> Wiring {
         let prg_ram_total = info.prg_ram_len + info.prg_nvram_len;
         let has_chr_ram = info.chr_rom_len == 0;
         let big_prg = info.prg_rom_len > 256 * 1024;
-        let unbanked_prg = info.submapper == 5 || info.prg_rom_len <= 32 * 1024;
         let ram_banking = if prg_ram_total >= 32 * 1024 {
             RamBanking::Sxrom
         } else if prg_ram_total >= 16 * 1024 {
@@ -68,27 +74,54 @@ impl Mmc1 {
         } else {
             RamBanking::Single
         };
-        let chr_bit4_disables_ram =
-            has_chr_ram && !big_prg && ram_banking == RamBanking::Single && prg_ram_total > 0;
-        let board_name = if unbanked_prg {
-            "SEROM"
-        } else if ram_banking == RamBanking::Sxrom {
-            "SXROM"
-        } else if big_prg {
-            "SUROM"
-        } else if ram_banking == RamBanking::Sorom {
-            "SOROM"
-        } else if has_chr_ram {
-            if chr_bit4_disables_ram {
-                "SNROM"
-            } else {
-                "SGROM"
-            }
-        } else if info.chr_rom_len <= 64 * 1024 {
-            "SJROM"
+        Wiring {
+            unbanked_prg: info.submapper == 5 || info.prg_rom_len <= 32 * 1024,
+            big_prg,
+            has_chr_ram,
+            ram_banking,
+            chr_bit4_disables_ram: has_chr_ram
+                && !big_prg
+                && ram_banking == RamBanking::Single
+                && prg_ram_total > 0,
+        }
+    }
+}
+
+/// The SxROM board an MMC1 image needs.
+pub(crate) fn board_name(info: &RomInfo) -> &'static str {
+    let wiring = Wiring::of(info);
+    if wiring.unbanked_prg {
+        "SEROM"
+    } else if wiring.ram_banking == RamBanking::Sxrom {
+        "SXROM"
+    } else if wiring.big_prg {
+        "SUROM"
+    } else if wiring.ram_banking == RamBanking::Sorom {
+        "SOROM"
+    } else if wiring.has_chr_ram {
+        if wiring.chr_bit4_disables_ram {
+            "SNROM"
         } else {
-            "SKROM"
-        };
+            "SGROM"
+        }
+    } else if info.chr_rom_len <= 64 * 1024 {
+        "SJROM"
+    } else {
+        "SKROM"
+    }
+}
+
+const NEVER: u64 = u64::MAX - 1;
+
+impl Mmc1 {
+    pub fn new(info: &RomInfo, mem: &mut Memory) -> Mmc1 {
+        let Wiring {
+            unbanked_prg,
+            big_prg,
+            ram_banking,
+            chr_bit4_disables_ram,
+            ..
+        } = Wiring::of(info);
         let mmc1 = Mmc1 {
             shift: 0,
             shift_count: 0,
@@ -111,14 +144,9 @@ impl Mmc1 {
                 RamBanking::Sorom => 0x08,
                 RamBanking::Sxrom => 0x0C,
             },
-            board_name,
         };
         mmc1.apply(mem);
         mmc1
-    }
-
-    pub fn board_name(&self) -> &'static str {
-        self.board_name
     }
 
     /// Whether PPU A12 can ever change this board's mapping.

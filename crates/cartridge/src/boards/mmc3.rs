@@ -16,9 +16,10 @@
 
 use crate::header::{Mirroring, RomInfo};
 use crate::memory::Memory;
+use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Which MMC3 behaviour the IRQ counter follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, BorshSerialize, BorshDeserialize)]
 pub enum Mmc3Revision {
     /// MMC3A ("alternate"): no IRQ when a counter that was 0 reloads with 0.
     A,
@@ -34,7 +35,7 @@ pub enum Mmc3Revision {
 /// sprite pattern fetches are shorter still (4 dots), and a line's real low period is 60+ dots.
 const A12_LOW_MIN_CPU_CYCLES: u64 = 4;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Mmc3 {
     bank_select: u8,
     registers: [u8; 8],

@@ -2,6 +2,7 @@
 //! [`Memory`] and are rewritten by a board when one of its registers changes, so reads never
 //! reach board code.
 
+use borsh::{BorshDeserialize, BorshSerialize};
 mod axrom;
 mod bnrom_nina001;
 mod cnrom;
@@ -18,7 +19,7 @@ use crate::error::CartridgeError;
 use crate::header::RomInfo;
 use crate::memory::Memory;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) enum Board {
     Nrom(nrom::Nrom),
     Mmc1(mmc1::Mmc1),
@@ -62,7 +63,7 @@ impl Board {
     fn name(&self, info: &RomInfo) -> &'static str {
         match self {
             Board::Nrom(_) => "NROM",
-            Board::Mmc1(b) => b.board_name(),
+            Board::Mmc1(_) => mmc1::board_name(info),
             Board::Uxrom(_) => {
                 if info.prg_rom_len > 128 * 1024 {
                     "UOROM"

@@ -4,8 +4,9 @@
 use crate::error::CartridgeError;
 use crate::header::RomInfo;
 use crate::memory::Memory;
+use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Nrom;
 
 impl Nrom {
