@@ -136,7 +136,7 @@ fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(),
             }
         }
         if let Some(host) = &mut host {
-            for error in host.take_errors() {
+            if let Some(error) = host.take_errors().into_iter().next() {
                 return Err(format!("lua error: {error}"));
             }
         }

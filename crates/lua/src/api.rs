@@ -305,16 +305,15 @@ fn memory_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> mlua:
         lua.create_function(|lua, args: MultiValue| {
             let start = address(lua, &args, 0, "readbyterange")?;
             let len = integer(lua, &arg(&args, 1), 2, "readbyterange")?.clamp(0, 0x10000) as usize;
-            let bytes: Vec<u8> = with_machine(lua, move |lua, machine| {
+            let bytes: mlua::LuaString = with_machine(lua, move |lua, machine| {
                 let bytes: Vec<u8> = (0..len)
                     .map(|i| machine.peek(start.wrapping_add(i as u16)))
                     .collect();
                 Ok(MultiValue::from_vec(vec![Value::String(
                     lua.create_string(bytes)?,
                 )]))
-            })
-            .and_then(|s: mlua::LuaString| Ok(s.as_bytes().to_vec()))?;
-            lua.create_string(bytes)
+            })?;
+            Ok(bytes)
         })?,
     )?;
     memory.set(
@@ -410,7 +409,10 @@ fn register_hook(
     };
     let mut args: Vec<Value> = args.into_iter().collect();
     if args.is_empty() {
-        return Err(fail(lua, format!("bad argument #1 to '{name}' (number expected)")));
+        return Err(fail(
+            lua,
+            format!("bad argument #1 to '{name}' (number expected)"),
+        ));
     }
     let start = integer(lua, &args[0], 1, name)?;
     let rest: Vec<Value> = args
@@ -418,7 +420,12 @@ fn register_hook(
         .filter(|v| !matches!(v, Value::String(_)))
         .collect();
     let (size, function) = match rest.as_slice() {
-        [] => return Err(fail(lua, format!("{name}: a function (or nil) is required"))),
+        [] => {
+            return Err(fail(
+                lua,
+                format!("{name}: a function (or nil) is required"),
+            ))
+        }
         [function] => (1, function.clone()),
         [size, function, ..] => (integer(lua, size, 2, name)?, function.clone()),
     };
@@ -428,7 +435,10 @@ fn register_hook(
         other => {
             return Err(fail(
                 lua,
-                format!("{name}: function or nil expected, got {}", other.type_name()),
+                format!(
+                    "{name}: function or nil expected, got {}",
+                    other.type_name()
+                ),
             ))
         }
     };
@@ -504,7 +514,11 @@ fn joypad_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
         })
     };
     let get = getter(None, "joypad.get")?;
-    set_all(&joypad, &["get", "read", "getimmediate", "readimmediate"], &get)?;
+    set_all(
+        &joypad,
+        &["get", "read", "getimmediate", "readimmediate"],
+        &get,
+    )?;
     joypad.set("getdown", getter(Some(true), "joypad.getdown")?)?;
     joypad.set("readdown", getter(Some(true), "joypad.readdown")?)?;
     joypad.set("getup", getter(Some(false), "joypad.getup")?)?;
@@ -686,9 +700,9 @@ fn emu_table(
                 let over = &shared.overlay.shown()[i..i + 4];
                 let alpha = u32::from(over[3]);
                 for c in 0..3 {
-                    rgb[c] = ((u32::from(over[c]) * alpha + u32::from(rgb[c]) * (255 - alpha)
-                        + 127)
-                        / 255) as u8;
+                    rgb[c] =
+                        ((u32::from(over[c]) * alpha + u32::from(rgb[c]) * (255 - alpha) + 127)
+                            / 255) as u8;
                 }
             }
             Ok((rgb[0], rgb[1], rgb[2], index))
@@ -706,9 +720,18 @@ fn emu_table(
         "exec_count",
         lua.create_function(move |_, ()| Ok(s.borrow().frame_count))?,
     )?;
-    emu.set("setrenderplanes", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
-    emu.set("addgamegenie", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
-    emu.set("delgamegenie", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
+    emu.set(
+        "setrenderplanes",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
+    emu.set(
+        "addgamegenie",
+        lua.create_function(|_, _: MultiValue| Ok(false))?,
+    )?;
+    emu.set(
+        "delgamegenie",
+        lua.create_function(|_, _: MultiValue| Ok(false))?,
+    )?;
     emu.set("getdir", lua.create_function(|_, ()| Ok("."))?)?;
     emu.set(
         "loadrom",
@@ -733,7 +756,10 @@ fn callback_setter(
             other => {
                 return Err(fail(
                     lua,
-                    format!("{name}: function or nil expected, got {}", other.type_name()),
+                    format!(
+                        "{name}: function or nil expected, got {}",
+                        other.type_name()
+                    ),
                 ))
             }
         };
@@ -826,8 +852,7 @@ fn optional_color(shared: &Shared, value: &Value, default: Rgba) -> Rgba {
 }
 
 fn required_color(lua: &Lua, shared: &Shared, value: &Value, function: &str) -> mlua::Result<Rgba> {
-    parse_color(shared, value)
-        .ok_or_else(|| fail(lua, format!("{function}: invalid colour")))
+    parse_color(shared, value).ok_or_else(|| fail(lua, format!("{function}: invalid colour")))
 }
 
 fn gui_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> mlua::Result<Table> {
@@ -854,9 +879,9 @@ fn gui_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> mlua::Re
         let mut shared = s.borrow_mut();
         let fill = optional_color(&shared, &arg(&args, 4), [255, 255, 255, 63]);
         let outline = optional_color(&shared, &arg(&args, 5), [fill[0], fill[1], fill[2], 255]);
-        shared
-            .overlay
-            .rect(corners[0], corners[1], corners[2], corners[3], fill, outline);
+        shared.overlay.rect(
+            corners[0], corners[1], corners[2], corners[3], fill, outline,
+        );
         Ok(())
     })?;
     set_all(&gui, &["box", "drawbox", "rect", "drawrect"], &rect)?;
@@ -884,7 +909,11 @@ fn gui_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> mlua::Re
         shared.overlay.blend(x, y, color);
         Ok(())
     })?;
-    set_all(&gui, &["pixel", "drawpixel", "setpixel", "writepixel"], &pixel)?;
+    set_all(
+        &gui,
+        &["pixel", "drawpixel", "setpixel", "writepixel"],
+        &pixel,
+    )?;
     let s = shared.clone();
     gui.set(
         "getpixel",
@@ -921,10 +950,19 @@ fn gui_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> mlua::Re
             Ok(())
         })?,
     )?;
-    gui.set("register", callback_setter(lua, registries, "gui", "gui.register")?)?;
+    gui.set(
+        "register",
+        callback_setter(lua, registries, "gui", "gui.register")?,
+    )?;
     gui.set("popup", lua.create_function(|_, _: MultiValue| Ok("ok"))?)?;
-    gui.set("savescreenshot", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
-    gui.set("gdscreenshot", lua.create_function(|_, _: MultiValue| Ok(""))?)?;
+    gui.set(
+        "savescreenshot",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
+    gui.set(
+        "gdscreenshot",
+        lua.create_function(|_, _: MultiValue| Ok(""))?,
+    )?;
     gui.set("gdoverlay", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
     Ok(gui)
 }
@@ -945,15 +983,14 @@ fn slot_path(shared: &Shared, slot: u8) -> std::path::PathBuf {
 fn state_object(lua: &Lua, value: &Value, function: &str) -> mlua::Result<usize> {
     match value {
         Value::UserData(ud) => Ok(ud.borrow::<StateObject>()?.0),
-        _ => Err(fail(lua, format!("{function}: a savestate object is required"))),
+        _ => Err(fail(
+            lua,
+            format!("{function}: a savestate object is required"),
+        )),
     }
 }
 
-fn savestate_table(
-    lua: &Lua,
-    shared: &SharedRef,
-    registries: &Registries,
-) -> mlua::Result<Table> {
+fn savestate_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> mlua::Result<Table> {
     let savestate = lua.create_table()?;
     // create: old numbering (1 = slot 0, 2-10 = slots 1-9); object: new (1-9, 10 = slot 0).
     for (name, old_numbering) in [("create", true), ("object", false)] {
@@ -1001,7 +1038,9 @@ fn savestate_table(
                 };
                 let bytes = crate::state::save(nes)
                     .map_err(|e| mlua::Error::runtime(format!("{at}savestate.save: {e}")))?;
-                Ok(MultiValue::from_vec(vec![Value::String(lua.create_string(bytes)?)]))
+                Ok(MultiValue::from_vec(vec![Value::String(
+                    lua.create_string(bytes)?,
+                )]))
             })?;
             s.borrow_mut().states[index].data = Some(bytes.as_bytes().to_vec());
             Ok(())
@@ -1051,7 +1090,10 @@ fn savestate_table(
         "registerload",
         callback_setter(lua, registries, "load", "savestate.registerload")?,
     )?;
-    savestate.set("loadscriptdata", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    savestate.set(
+        "loadscriptdata",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
     Ok(savestate)
 }
 
@@ -1081,9 +1123,9 @@ fn rom_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
     set_all(&rom, &["readbyte", "readbyteunsigned"], &unsigned)?;
     rom.set(
         "readbytesigned",
-        lua.create_function(move |lua, i: Value| {
-            Ok(readbyte(lua, i, "rom.readbytesigned")? as i8)
-        })?,
+        lua.create_function(
+            move |lua, i: Value| Ok(readbyte(lua, i, "rom.readbytesigned")? as i8),
+        )?,
     )?;
     let s = shared.clone();
     rom.set(
@@ -1194,13 +1236,22 @@ fn movie_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
     set_all(&movie, &["name", "getname", "filename"], &name)?;
     movie.set("readonly", lua.create_function(|_, ()| Ok(true))?)?;
     movie.set("getreadonly", lua.create_function(|_, ()| Ok(true))?)?;
-    movie.set("setreadonly", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    movie.set(
+        "setreadonly",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
     movie.set("replay", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
     movie.set("stop", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
     movie.set("close", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
     movie.set("play", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
-    movie.set("playbeginning", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
-    movie.set("rerecordcounting", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    movie.set(
+        "playbeginning",
+        lua.create_function(|_, _: MultiValue| Ok(false))?,
+    )?;
+    movie.set(
+        "rerecordcounting",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
     Ok(movie)
 }
 
@@ -1263,11 +1314,23 @@ fn install_small_tables(lua: &Lua, shared: &SharedRef) -> mlua::Result<()> {
     )?;
     // The core does not count instructions; these are the spec's "minimal versions".
     debugger.set("getinstructionscount", lua.create_function(|_, ()| Ok(0))?)?;
-    debugger.set("resetinstructionscount", lua.create_function(|_, ()| Ok(()))?)?;
-    debugger.set("hitbreakpoint", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    debugger.set(
+        "resetinstructionscount",
+        lua.create_function(|_, ()| Ok(()))?,
+    )?;
+    debugger.set(
+        "hitbreakpoint",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
     globals.set("debugger", debugger)?;
     let taseditor = lua.create_table()?;
-    for name in ["engaged", "markedframe", "setplayback", "registerauto", "registermanual"] {
+    for name in [
+        "engaged",
+        "markedframe",
+        "setplayback",
+        "registerauto",
+        "registermanual",
+    ] {
         taseditor.set(name, lua.create_function(|_, _: MultiValue| Ok(false))?)?;
     }
     globals.set("taseditor", taseditor)?;

@@ -48,11 +48,7 @@ fn fold(lua: &Lua, name: &'static str, op: fn(i32, i32) -> i32) -> mlua::Result<
     })
 }
 
-fn shift(
-    lua: &Lua,
-    name: &'static str,
-    op: fn(i32, u32) -> i32,
-) -> mlua::Result<mlua::Function> {
+fn shift(lua: &Lua, name: &'static str, op: fn(i32, u32) -> i32) -> mlua::Result<mlua::Function> {
     lua.create_function(move |_, values: MultiValue| {
         let numbers = args(&values, name, 2)?;
         Ok(op(numbers[0], (numbers[1] & 31) as u32))
@@ -73,16 +69,28 @@ pub(crate) fn create(lua: &Lua) -> mlua::Result<Table> {
     bit.set("band", fold(lua, "band", |a, b| a & b)?)?;
     bit.set("bor", fold(lua, "bor", |a, b| a | b)?)?;
     bit.set("bxor", fold(lua, "bxor", |a, b| a ^ b)?)?;
-    bit.set("lshift", shift(lua, "lshift", |a, n| ((a as u32) << n) as i32)?)?;
-    bit.set("rshift", shift(lua, "rshift", |a, n| ((a as u32) >> n) as i32)?)?;
+    bit.set(
+        "lshift",
+        shift(lua, "lshift", |a, n| ((a as u32) << n) as i32)?,
+    )?;
+    bit.set(
+        "rshift",
+        shift(lua, "rshift", |a, n| ((a as u32) >> n) as i32)?,
+    )?;
     bit.set("arshift", shift(lua, "arshift", |a, n| a >> n)?)?;
-    bit.set("rol", shift(lua, "rol", |a, n| (a as u32).rotate_left(n) as i32)?)?;
-    bit.set("ror", shift(lua, "ror", |a, n| (a as u32).rotate_right(n) as i32)?)?;
+    bit.set(
+        "rol",
+        shift(lua, "rol", |a, n| (a as u32).rotate_left(n) as i32)?,
+    )?;
+    bit.set(
+        "ror",
+        shift(lua, "ror", |a, n| (a as u32).rotate_right(n) as i32)?,
+    )?;
     bit.set(
         "bswap",
-        lua.create_function(|_, values: MultiValue| {
-            Ok(args(&values, "bswap", 1)?[0].swap_bytes())
-        })?,
+        lua.create_function(
+            |_, values: MultiValue| Ok(args(&values, "bswap", 1)?[0].swap_bytes()),
+        )?,
     )?;
     bit.set(
         "tohex",

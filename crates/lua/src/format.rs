@@ -8,7 +8,12 @@ pub(crate) const MAX_OUTPUT: usize = 64 * 1024;
 /// `%.12g`, as C's printf writes it.
 pub(crate) fn format_number(value: f64) -> String {
     if value.is_nan() {
-        return if value.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+        return if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        }
+        .to_string();
     }
     if value.is_infinite() {
         return if value < 0.0 { "-inf" } else { "inf" }.to_string();
@@ -21,7 +26,7 @@ pub(crate) fn format_number(value: f64) -> String {
     let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
-    if exponent < -4 || exponent >= PRECISION {
+    if !(-4..PRECISION).contains(&exponent) {
         let mantissa = strip_zeros(mantissa);
         let sign = if exponent < 0 { '-' } else { '+' };
         format!("{mantissa}e{sign}{:02}", exponent.abs())

@@ -117,7 +117,15 @@ impl Overlay {
         dst[3] = (out_alpha * 255.0).round().clamp(0.0, 255.0) as u8;
     }
 
-    pub(crate) fn line(&mut self, x1: i64, y1: i64, x2: i64, y2: i64, color: Rgba, skip_first: bool) {
+    pub(crate) fn line(
+        &mut self,
+        x1: i64,
+        y1: i64,
+        x2: i64,
+        y2: i64,
+        color: Rgba,
+        skip_first: bool,
+    ) {
         let (dx, dy) = ((x2 - x1).abs(), -(y2 - y1).abs());
         let (sx, sy) = (if x1 < x2 { 1 } else { -1 }, if y1 < y2 { 1 } else { -1 });
         let (mut x, mut y, mut err) = (x1, y1, dx + dy);
@@ -282,8 +290,10 @@ mod tests {
 
     #[test]
     fn half_opacity_blends_over_the_picture() {
-        let mut overlay = Overlay::default();
-        overlay.opacity = 0.5;
+        let mut overlay = Overlay {
+            opacity: 0.5,
+            ..Overlay::default()
+        };
         overlay.blend(0, 0, [255, 255, 255, 255]);
         overlay.present();
         let mut picture = vec![0u8; WIDTH * HEIGHT * 4];

@@ -21,8 +21,8 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
 use mlua::thread::ThreadStatus;
+use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
 use nes::{Buttons, HookMachine, HookMap, MemoryHooks, Nes, Palette};
 
 pub use gui::Overlay;
@@ -227,8 +227,7 @@ pub(crate) fn error_text(error: &mlua::Error) -> String {
 impl LuaHost {
     /// Load the script at `path` (nothing runs until the first [`LuaHost::run_frame`]).
     pub fn load(path: &Path, options: HostOptions) -> Result<LuaHost, LoadError> {
-        let source =
-            std::fs::read(path).map_err(|e| LoadError::Read(path.to_path_buf(), e))?;
+        let source = std::fs::read(path).map_err(|e| LoadError::Read(path.to_path_buf(), e))?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -284,8 +283,14 @@ impl LuaHost {
             callbacks: lua.create_table().map_err(lua_error)?,
         };
         let sentinel = Value::Table(lua.create_table().map_err(lua_error)?);
-        api::install(&lua, &shared, &registries, &sentinel, options.arg.as_deref())
-            .map_err(lua_error)?;
+        api::install(
+            &lua,
+            &shared,
+            &registries,
+            &sentinel,
+            options.arg.as_deref(),
+        )
+        .map_err(lua_error)?;
         let chunk = lua
             .load(source)
             .set_name(format!("@{name}"))
@@ -590,14 +595,11 @@ impl LuaHost {
         if self.stop_pending || self.stopped {
             return;
         }
-        let callback: Option<Function> =
-            self.registries.hooks(kind).raw_get(addr).ok().flatten();
+        let callback: Option<Function> = self.registries.hooks(kind).raw_get(addr).ok().flatten();
         let Some(callback) = callback else {
             return;
         };
-        let result = lend(&self.lua, machine, || {
-            callback.call::<()>((addr, 1, value))
-        });
+        let result = lend(&self.lua, machine, || callback.call::<()>((addr, 1, value)));
         self.sync_hooks();
         if let Err(error) = result {
             self.report(&error);

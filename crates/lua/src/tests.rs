@@ -232,7 +232,11 @@ fn hooks_unregister_and_reregister_inside_a_callback() {
          print(calls)",
     );
     let out = rig.frames(3);
-    assert_eq!(out, vec!["7 true", "1"], "a self-unregistering hook fires once");
+    assert_eq!(
+        out,
+        vec!["7 true", "1"],
+        "a self-unregistering hook fires once"
+    );
 }
 
 #[test]
@@ -517,7 +521,11 @@ fn movies_win_during_playback() {
     assert_eq!(got[0], Buttons::A);
     assert_eq!(rig.nes.peek(0), 0x80);
     let got = rig.host.run_frame(&mut rig.nes, FrameInput::default());
-    assert_eq!(got[0], Buttons::START, "after the movie the override applies");
+    assert_eq!(
+        got[0],
+        Buttons::START,
+        "after the movie the override applies"
+    );
 }
 
 // ----- lifecycle ------------------------------------------------------------------------------
@@ -581,7 +589,10 @@ fn frameadvance_in_a_callback_is_an_error() {
          emu.frameadvance()",
     );
     let out = rig.frames(1);
-    assert_eq!(out, vec!["false test.lua:1: can't call emu.frameadvance() from here"]);
+    assert_eq!(
+        out,
+        vec!["false test.lua:1: can't call emu.frameadvance() from here"]
+    );
 }
 
 // ----- errors ---------------------------------------------------------------------------------

@@ -145,7 +145,10 @@ fn misc_script() {
 #[test]
 fn ai_like_script() {
     let outcome = assert_passes("ai_like.lua", 60);
-    assert!(outcome.running, "the script keeps running after its main chunk ends");
+    assert!(
+        outcome.running,
+        "the script keeps running after its main chunk ends"
+    );
 }
 
 #[test]

@@ -21,7 +21,9 @@ pub struct AddressSet {
 
 impl std::fmt::Debug for AddressSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AddressSet").field("len", &self.len).finish()
+        f.debug_struct("AddressSet")
+            .field("len", &self.len)
+            .finish()
     }
 }
 
