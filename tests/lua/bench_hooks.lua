@@ -6,6 +6,9 @@ memory.registerexec(memory.readword(0xFFFA), count)
 memory.registerexec(memory.readword(0xFFFE), count)
 memory.registerwrite(0x2005, count)
 memory.registerwrite(0x4014, count)
+emu.registerexit(function()
+  print(string.format("hook calls: %d in %d frames", hits, emu.framecount()))
+end)
 while true do
   emu.frameadvance()
 end

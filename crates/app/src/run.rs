@@ -451,12 +451,6 @@ pub(crate) fn run(
         let _ = std::env::set_current_dir(dir);
     }
     result?;
-    if let Some(host) = &mut host {
-        if host.running() {
-            host.stop(&mut nes);
-        }
-        drain_lua(host);
-    }
     if !ignored_commands.is_empty() {
         eprintln!(
             "warning: movie commands ignored (no FDS or VS. System here): {:?}",
@@ -488,6 +482,14 @@ pub(crate) fn run(
         output::save_png(path, &rgba, SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32)
             .map_err(|e| e.to_string())?;
         println!("screenshot: {}", path.display());
+    }
+    // The script ends with the run (registerexit runs); after the screenshot, which shows its
+    // overlay.
+    if let Some(host) = &mut host {
+        if host.running() {
+            host.stop(&mut nes);
+        }
+        drain_lua(host);
     }
     if let Some(path) = &output.wav {
         output::save_wav(path, &audio, output.sample_rate).map_err(|e| e.to_string())?;

@@ -46,10 +46,14 @@ impl Overlay {
     /// The pending layer becomes the shown one; drawing starts afresh.
     pub(crate) fn present(&mut self) {
         std::mem::swap(&mut self.pending, &mut self.shown);
+        let old_shown_drawn = self.shown_drawn;
         self.shown_drawn = self.pending_drawn;
         self.pending_drawn = false;
-        // The old shown layer is the new pending one: clear it if it had anything.
-        self.pending.fill(0);
+        // The old shown layer is the new pending one: clear it if it had anything (most
+        // frames of most scripts draw nothing, and then this costs nothing).
+        if old_shown_drawn {
+            self.pending.fill(0);
+        }
     }
 
     pub(crate) fn clear_pending(&mut self) {
