@@ -272,3 +272,84 @@ impl Nes {
         self.cpu.cycles()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_set_counts_members_once() {
+        let mut set = AddressSet::default();
+        assert!(!set.any());
+        set.set(0x8000, true);
+        set.set(0x8000, true);
+        set.set(0xFFFF, true);
+        assert_eq!(set.len(), 2);
+        assert!(set.contains(0x8000) && set.contains(0xFFFF) && !set.contains(0x8001));
+        set.set(0x8000, false);
+        set.set(0x1234, false);
+        assert_eq!(set.len(), 1);
+        set.clear();
+        assert!(set.is_empty() && !set.contains(0xFFFF));
+    }
+
+    /// Records every hook call; an exec hook at $8002 sets X before `CPX`.
+    #[derive(Default)]
+    struct Recorder {
+        map: HookMap,
+        calls: Vec<(char, u16, u8, u16)>,
+    }
+
+    impl MemoryHooks for Recorder {
+        fn map(&self) -> &HookMap {
+            &self.map
+        }
+        fn on_exec(&mut self, machine: &mut HookMachine<'_>, addr: u16) {
+            let mut regs = machine.cpu_registers();
+            self.calls.push(('x', addr, 0, regs.pc));
+            regs.x = 0x1E;
+            machine.set_cpu_registers(regs);
+        }
+        fn on_write(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8) {
+            self.calls
+                .push(('w', addr, value, machine.cpu_registers().pc));
+        }
+        fn on_read(&mut self, _: &mut HookMachine<'_>, addr: u16, value: u8) {
+            self.calls.push(('r', addr, value, 0));
+        }
+    }
+
+    #[test]
+    fn hooks_fire_after_the_access_with_fceux_timing() {
+        // $8000: LDX #0; $8002: CPX #$1E; $8004: BNE +2; $8006: INC $10; $8008: JMP $8008.
+        let code = [
+            0xA2, 0x00, 0xE0, 0x1E, 0xD0, 0x02, 0xE6, 0x10, 0x4C, 0x08, 0x80,
+        ];
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        let mut prg = vec![0xEA; 0x8000];
+        prg[..code.len()].copy_from_slice(&code);
+        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        image.extend_from_slice(&prg);
+        image.extend_from_slice(&[0; 0x2000]);
+        let mut nes = Nes::from_ines(&image).unwrap();
+        let mut hooks = Recorder::default();
+        hooks.map.exec.set(0x8002, true);
+        hooks.map.write.set(0x0010, true);
+        hooks.map.read.set(0x0010, true);
+        for _ in 0..6 {
+            nes.step_instruction_hooked(&mut hooks);
+        }
+        assert_eq!(
+            hooks.calls,
+            vec![
+                // PC still at the opcode; the CPX then sees X = $1E, so BNE falls through.
+                ('x', 0x8002, 0, 0x8002),
+                // INC $10: the read, then one write (the final one), PC past the operand.
+                ('r', 0x0010, 0, 0),
+                ('w', 0x0010, 1, 0x8008),
+            ]
+        );
+        assert_eq!(nes.peek(0x10), 1);
+    }
+}
