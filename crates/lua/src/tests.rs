@@ -692,3 +692,17 @@ fn print_and_tostring_follow_fceux() {
         ]
     );
 }
+
+#[test]
+fn user_slot_saves_and_loads_fire_the_registered_callbacks() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "savestate.registersave(function(slot) return slot * 2, 'extra' end)\n\
+         savestate.registerload(function(slot, doubled, extra) print(slot, doubled, extra) end)",
+    );
+    rig.frames(1);
+    rig.host.user_saved_slot(&mut rig.nes, 3);
+    rig.host.user_loaded_slot(&mut rig.nes, 3);
+    assert_eq!(rig.host.take_output(), vec!["3 6 extra"]);
+}
