@@ -45,5 +45,49 @@ fn frames(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames);
+/// Save states taken every frame (rewind, Lua `savestate.save` in loops) must stay cheap:
+/// saving into a reused buffer, loading, and one rewind snapshot (save + delta + compress),
+/// on a console with audio on after 120 frames of the rendering program.
+fn save_states(c: &mut Criterion) {
+    let mut nes = Nes::from_ines(&busy_rendering_program()).expect("benchmark ROM loads");
+    nes.set_audio_sample_rate(48_000);
+    let mut samples = Vec::new();
+    for _ in 0..120 {
+        nes.run_frame();
+        nes.take_audio_samples(&mut samples);
+    }
+    let mut buffer = Vec::new();
+    nes.save_state_into(&mut buffer);
+    eprintln!("save state size: {} bytes", buffer.len());
+    let mut group = c.benchmark_group("save_state");
+    group.bench_function("save", |b| b.iter(|| nes.save_state_into(&mut buffer)));
+    let state = buffer.clone();
+    group.bench_function("load", |b| {
+        b.iter(|| nes.load_state(&state).expect("state loads"))
+    });
+    group.bench_function("save_and_load", |b| {
+        b.iter(|| {
+            nes.save_state_into(&mut buffer);
+            nes.load_state(&buffer).expect("state loads");
+        })
+    });
+    let mut rewind = nes::Rewind::new(64 << 20, 1);
+    group.bench_function("frame_plus_rewind_snapshot", |b| {
+        b.iter(|| {
+            nes.run_frame();
+            nes.take_audio_samples(&mut samples);
+            samples.clear();
+            rewind.record(&nes);
+        })
+    });
+    eprintln!(
+        "rewind: {} snapshots in {} bytes ({} bytes per snapshot)",
+        rewind.len(),
+        rewind.memory_used(),
+        rewind.memory_used() / rewind.len().max(1)
+    );
+    group.finish();
+}
+
+criterion_group!(benches, frames, save_states);
 criterion_main!(benches);

@@ -22,13 +22,16 @@ enum Command {
     /// Run a ROM headless and print hashes of the final frame and CPU RAM.
     Run {
         rom: PathBuf,
-        /// Frames to run from power-on (default: the movie's length with --movie, else 60).
+        /// Run until frame N, counted from power-on (default: the movie's length with --movie,
+        /// else 60).
         #[arg(long)]
         frames: Option<u64>,
         #[command(flatten)]
         input: run::RunInput,
         #[command(flatten)]
-        output: run::RunOutput,
+        output: Box<run::RunOutput>,
+        #[command(flatten)]
+        state: run::RunState,
         #[command(flatten)]
         lua: run::RunLua,
     },
@@ -162,8 +165,9 @@ fn main() -> ExitCode {
             frames,
             input,
             output,
+            state,
             lua,
-        } => run::run(&rom, frames, &input, &output, &lua),
+        } => run::run(&rom, frames, &input, &output, &state, &lua),
         Command::Trace {
             rom,
             start_pc,

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Buttons, Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Cartridge, Nes, Palette, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::output::{self, AtomicFile};
 use sha1::{Digest, Sha1};
@@ -223,6 +223,41 @@ impl RamLog {
     }
 }
 
+/// Save states and the power-on state of `nes run`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunState {
+    /// Start from this save state (written by --save-state for the same ROM) instead of
+    /// power-on. Frame numbers continue from the state's: --frames is the frame to stop at.
+    #[arg(long, value_name = "STATE", conflicts_with_all = ["movie", "record"])]
+    load_state: Option<PathBuf>,
+    /// Write a save state of the console at the end of the run.
+    #[arg(long, value_name = "STATE")]
+    save_state: Option<PathBuf>,
+    /// CPU RAM at power-on: `zero` (the default: all bytes 0) or `random[:SEED]` (a
+    /// pseudo-random fill; the same seed gives the same RAM; without a seed one is picked and
+    /// printed).
+    #[arg(long, value_name = "zero|random[:SEED]", default_value = "zero", value_parser = parse_power_on_ram)]
+    power_on_ram: PowerOnRam,
+}
+
+fn parse_power_on_ram(text: &str) -> Result<PowerOnRam, String> {
+    match text.split_once(':') {
+        None if text == "zero" => Ok(PowerOnRam::Zeroed),
+        None if text == "random" => {
+            let seed = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|since| since.as_nanos() as u64)
+                .unwrap_or(0);
+            Ok(PowerOnRam::Random { seed })
+        }
+        Some(("random", seed)) => seed
+            .parse()
+            .map(|seed| PowerOnRam::Random { seed })
+            .map_err(|_| format!("the seed must be a number from 0 to {}", u64::MAX)),
+        _ => Err("expected `zero`, `random` or `random:SEED`".to_owned()),
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -275,12 +310,18 @@ pub(crate) fn run(
     frames: Option<u64>,
     input: &RunInput,
     output: &RunOutput,
+    state: &RunState,
     lua: &RunLua,
 ) -> Result<(), String> {
     // Check the palette and the input files before spending time on the run.
     let palette = load_palette(output.palette.as_deref())?;
     let source = InputSource::from_args(input)?;
     let (mut nes, image) = load_with_image(rom)?;
+    if let PowerOnRam::Random { seed } = state.power_on_ram {
+        eprintln!("power-on RAM: random, seed {seed}");
+        let cart = Cartridge::from_ines(&image).map_err(|e| format!("{}: {e}", rom.display()))?;
+        nes = Nes::with_power_on_ram(cart, state.power_on_ram);
+    }
     let md5 = rom_md5(&nes, &image);
     let frames = frames.unwrap_or_else(|| source.default_frames());
     match &source {
@@ -317,6 +358,21 @@ pub(crate) fn run(
             LoadOutcome::Loaded => eprintln!("battery save loaded: {}", battery.path().display()),
             LoadOutcome::Rejected(why) => eprintln!("warning: battery save not used: {why}"),
             LoadOutcome::NoBattery | LoadOutcome::NoFile => {}
+        }
+    }
+    // The state is loaded after the battery save: its own copy of the cartridge RAM wins.
+    let mut frame = 0u64;
+    if let Some(path) = &state.load_state {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        nes.load_state(&bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        frame = nes.frame_count();
+        eprintln!("state loaded: {} (frame {frame})", path.display());
+        if frame > frames {
+            return Err(format!(
+                "the state is at frame {frame}, past the last frame to run ({frames})"
+            ));
         }
     }
     let mut audio = Vec::new();
@@ -391,7 +447,6 @@ pub(crate) fn run(
     // power-on to the first boundary before any movie line applies: FM2 line k is the input of
     // frame k + 2. A power command restarts the PPU at scanline 0 and so adds such a start-up
     // frame again. Frames are counted here because power restarts the console's own count.
-    let mut frame = 0u64;
     let mut boundary = 0usize;
     let start_up = source.input_at(usize::MAX, 1);
     let original_dir = std::env::current_dir().ok();
@@ -402,7 +457,8 @@ pub(crate) fn run(
         }
     }
     let result = (|| -> Result<(), String> {
-        if frames > 0 {
+        // A loaded state starts past frame 1 (at a boundary): no start-up frame then.
+        if frames > 0 && frame == 0 {
             if input.record.is_some() && start_up != MovieFrame::default() {
                 eprintln!(
                     "warning: input on frame 1 (before the first frame boundary) cannot be stored \
@@ -473,6 +529,10 @@ pub(crate) fn run(
         if battery.save(&nes).map_err(|e| e.to_string())? {
             eprintln!("battery save written: {}", battery.path().display());
         }
+    }
+    if let Some(path) = &state.save_state {
+        output::write_atomically(path, &nes.save_state()).map_err(|e| e.to_string())?;
+        println!("state: {} (frame {})", path.display(), nes.frame_count());
     }
     if let Some(path) = &output.screenshot {
         let mut rgba = nes.frame_rgba(&palette);

@@ -183,6 +183,13 @@ impl Cartridge {
             .ppu_address_changed(&mut self.mem, addr, self.cpu_cycle);
     }
 
+    /// Whether the board watches the PPU's address lines (then the console must keep the PPU
+    /// in step with the CPU cycle by cycle: the board's IRQ or PRG mapping depends on them).
+    #[inline]
+    pub fn watches_ppu_address(&self) -> bool {
+        self.watches_a12
+    }
+
     /// The board's IRQ output (active high: true = asserting /IRQ).
     #[inline]
     pub fn irq_line(&self) -> bool {

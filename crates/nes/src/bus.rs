@@ -88,6 +88,14 @@ pub(crate) struct SystemBus {
     /// bit the pad put out during that run of reads.
     joypad_read_cycle: [Option<u64>; 2],
     joypad_read_bit: [u8; 2],
+    /// PPU dots elapsed but not yet run. The PPU is caught up lazily: only when the CPU
+    /// touches a PPU register or the cartridge, when the PPU reaches an event the CPU side
+    /// sees without asking (NMI output change, frame end; see `Ppu::dots_until_event`), and
+    /// at the end of every `Nes` step. Boards watching the PPU address lines get it every
+    /// cycle. Always 0 between `Nes` calls.
+    ppu_dots_owed: u32,
+    /// Owed dots at which the PPU must be caught up (0 = every cycle).
+    ppu_sync_at: u32,
 }
 
 /// The bus's own part of a save state: everything in [`SystemBus`] but the chips, which
@@ -121,6 +129,9 @@ impl SystemBus {
             pending_strobe,
             joypad_read_cycle,
             joypad_read_bit,
+            // Always caught up between `Nes` calls, when states are taken.
+            ppu_dots_owed: _,
+            ppu_sync_at: _,
         } = self;
         BusState {
             ram: ram.clone(),
@@ -149,6 +160,8 @@ impl SystemBus {
             pending_strobe,
             joypad_read_cycle,
             joypad_read_bit,
+            ppu_dots_owed: _,
+            ppu_sync_at: _,
         } = self;
         *ram = state.ram;
         *controllers = state.controllers;
@@ -177,6 +190,8 @@ impl SystemBus {
             pending_strobe: None,
             joypad_read_cycle: [None; 2],
             joypad_read_bit: [0; 2],
+            ppu_dots_owed: 0,
+            ppu_sync_at: 0,
         }
     }
 
@@ -188,27 +203,37 @@ impl SystemBus {
         self.apu.cycle()
     }
 
-    #[inline(always)]
-    fn tick_ppu(&mut self) {
+    /// Runs the PPU dots owed and schedules the next catch-up (see `ppu_dots_owed`).
+    #[inline(never)]
+    pub(crate) fn sync_ppu(&mut self) {
+        // Boards that time PPU address-line pulses (the MMC3's A12 filter) need the CPU clock;
+        // they are synchronised every cycle, so the dots run here belong to this cycle.
+        self.cart.set_cpu_cycle(self.cycle());
         let mut mem = PpuMemory {
             cart: &mut self.cart,
         };
-        self.ppu.tick(&mut mem);
+        self.ppu.run_dots(self.ppu_dots_owed, &mut mem);
+        self.ppu_dots_owed = 0;
+        self.ppu_sync_at = if self.cart.watches_ppu_address() {
+            0
+        } else {
+            self.ppu.dots_until_event()
+        };
     }
 
     #[inline(always)]
     fn begin_cycle(&mut self) {
-        // Boards that time PPU address-line pulses (the MMC3's A12 filter) need the CPU clock.
-        self.cart.set_cpu_cycle(self.cycle());
-        for _ in 0..DOTS_BEFORE_ACCESS {
-            self.tick_ppu();
+        self.ppu_dots_owed += DOTS_BEFORE_ACCESS;
+        if self.ppu_dots_owed >= self.ppu_sync_at {
+            self.sync_ppu();
         }
     }
 
     #[inline(always)]
     fn end_cycle(&mut self) {
-        for _ in DOTS_BEFORE_ACCESS..DOTS_PER_CPU_CYCLE {
-            self.tick_ppu();
+        self.ppu_dots_owed += DOTS_PER_CPU_CYCLE - DOTS_BEFORE_ACCESS;
+        if self.ppu_dots_owed >= self.ppu_sync_at {
+            self.sync_ppu();
         }
         self.apu.tick();
     }
@@ -235,6 +260,7 @@ impl SystemBus {
     #[inline(never)]
     fn read_registers(&mut self, addr: u16) -> u8 {
         if addr < 0x4000 {
+            self.sync_ppu();
             let mut mem = PpuMemory {
                 cart: &mut self.cart,
             };
@@ -280,6 +306,7 @@ impl SystemBus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {
+                self.sync_ppu();
                 let mut mem = PpuMemory {
                     cart: &mut self.cart,
                 };
@@ -301,7 +328,11 @@ impl SystemBus {
             }
             0x4000..=0x4013 | 0x4015 | 0x4017 => self.apu.write_register(addr, value),
             0x4018..=0x401F => {}
-            _ => self.cart.cpu_write(addr, value, self.cycle()),
+            _ => {
+                // Bank switches and mirroring changes apply from this dot on.
+                self.sync_ppu();
+                self.cart.cpu_write(addr, value, self.cycle());
+            }
         }
     }
 

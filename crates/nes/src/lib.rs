@@ -108,6 +108,7 @@ impl Nes {
         };
         power_on_ram.fill(&mut nes.bus.ram[..]);
         nes.cpu.power_on(&mut nes.bus);
+        nes.bus.sync_ppu();
         nes
     }
 
@@ -123,6 +124,7 @@ impl Nes {
         while self.bus.ppu.frames_completed() < target {
             self.cpu.step(&mut self.bus);
         }
+        self.bus.sync_ppu();
         self.last_frame_lagged = !self.bus.controller_read;
         self.lag_frames += u64::from(self.last_frame_lagged);
     }
@@ -148,6 +150,7 @@ impl Nes {
     /// cycles that halt the CPU happen inside it.
     pub fn step_instruction(&mut self) {
         self.cpu.step(&mut self.bus);
+        self.bus.sync_ppu();
     }
 
     /// Frames completed since power-on.
@@ -159,10 +162,13 @@ impl Nes {
     /// their reset state, and everything reset doesn't touch (RAM, most PPU state) is kept.
     pub fn soft_reset(&mut self) {
         self.bus.ppu.reset();
+        // The reset may move the PPU: reschedule its next catch-up.
+        self.bus.sync_ppu();
         self.bus.apu.reset();
         self.bus.cart.reset();
         self.bus.oam_dma_page = None;
         self.cpu.reset(&mut self.bus);
+        self.bus.sync_ppu();
     }
 
     /// Turn the console off and on again. Battery-backed cartridge RAM survives; everything

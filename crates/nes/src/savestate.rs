@@ -136,6 +136,8 @@ impl Nes {
         if self.bus.apu.sample_rate() != self.audio_sample_rate {
             self.bus.apu.set_sample_rate(self.audio_sample_rate);
         }
+        // Schedule the PPU's next catch-up from its restored position.
+        self.bus.sync_ppu();
         Ok(())
     }
 

@@ -201,32 +201,39 @@ pub struct Ppu {
 /// same picture), stored as little-endian bytes in one block rather than 61,440 separate
 /// values, which keeps taking a state every frame cheap.
 mod frame_state {
-    use borsh::io::{Error, ErrorKind, Read, Result, Write};
+    use borsh::io::{Read, Result, Write};
 
     use crate::{FRAME_HEIGHT, FRAME_WIDTH};
 
     const FRAME_PIXELS: usize = FRAME_WIDTH * FRAME_HEIGHT;
 
+    /// Pixels converted per chunk: a small stack buffer, no allocation.
+    const CHUNK: usize = 1024;
+
     pub(super) fn serialize<W: Write>(frame: &[u16], writer: &mut W) -> Result<()> {
-        let mut bytes = vec![0u8; frame.len() * 2];
-        for (pair, pixel) in bytes.chunks_exact_mut(2).zip(frame) {
-            pair.copy_from_slice(&pixel.to_le_bytes());
+        let mut bytes = [0u8; CHUNK * 2];
+        for pixels in frame.chunks(CHUNK) {
+            for (pair, pixel) in bytes.chunks_exact_mut(2).zip(pixels) {
+                pair.copy_from_slice(&pixel.to_le_bytes());
+            }
+            writer.write_all(&bytes[..pixels.len() * 2])?;
         }
-        writer.write_all(&bytes)
+        Ok(())
     }
 
     pub(super) fn deserialize<R: Read>(reader: &mut R) -> Result<Box<[u16]>> {
-        let mut bytes = vec![0u8; FRAME_PIXELS * 2];
-        reader.read_exact(&mut bytes)?;
-        let frame: Box<[u16]> = bytes
-            .chunks_exact(2)
-            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]) & 0x1FF)
-            .collect();
-        if frame.len() == FRAME_PIXELS {
-            Ok(frame)
-        } else {
-            Err(Error::new(ErrorKind::InvalidData, "frame buffer size"))
+        let mut frame = vec![0u16; FRAME_PIXELS].into_boxed_slice();
+        let mut bytes = [0u8; CHUNK * 2];
+        for pixels in frame.chunks_mut(CHUNK) {
+            let bytes = &mut bytes[..pixels.len() * 2];
+            reader.read_exact(bytes)?;
+            for (pixel, pair) in pixels.iter_mut().zip(bytes.chunks_exact(2)) {
+                // Only 9 bits are meaningful; masking keeps a crafted state from producing
+                // values the palette lookup does not cover.
+                *pixel = u16::from_le_bytes([pair[0], pair[1]]) & 0x1FF;
+            }
         }
+        Ok(frame)
     }
 }
 
@@ -340,6 +347,47 @@ impl Ppu {
         self.vblank && self.ctrl & ctrl::NMI_ENABLE != 0
     }
 
+    /// Runs `dots` dots in a row: what a console that catches the PPU up lazily calls (see
+    /// [`Ppu::dots_until_event`]). One call for many dots keeps the per-dot cost to the work
+    /// of the dot itself.
+    #[inline]
+    pub fn run_dots<B: PpuBus>(&mut self, dots: u32, bus: &mut B) {
+        for _ in 0..dots {
+            self.tick(bus);
+        }
+    }
+
+    /// How many dots can run before something the CPU side observes without touching a PPU
+    /// register may change: the NMI output (VBlank set on scanline 241 dot 1, cleared on the
+    /// pre-render line's dot 1) or a frame completing (scanline 240 reached). At least 1; may
+    /// be one short of the truth (an odd frame's skipped dot), never long. Between two such
+    /// events the PPU is observable only through its registers, whose accesses catch it up
+    /// first, so a console may run it in one batch of this many dots.
+    pub fn dots_until_event(&self) -> u32 {
+        const FRAME_DOTS: u32 = SCANLINES_PER_FRAME as u32 * DOTS_PER_SCANLINE as u32;
+        let index = |scanline: u16, dot: u16| {
+            u32::from(scanline) * u32::from(DOTS_PER_SCANLINE) + u32::from(dot)
+        };
+        let now = index(self.scanline, self.dot);
+        // Positions reached right after the events' dots.
+        [
+            index(POST_RENDER_SCANLINE, 0),
+            index(VBLANK_SCANLINE, 2),
+            index(PRE_RENDER_SCANLINE, 2),
+        ]
+        .into_iter()
+        .map(|target| {
+            if target > now {
+                target - now
+            } else {
+                // Across the end of the frame: assume the idle dot is skipped (early is safe).
+                (target + FRAME_DOTS - now).saturating_sub(1).max(1)
+            }
+        })
+        .min()
+        .unwrap_or(1)
+    }
+
     /// Scanline of the next dot: 0-239 visible, 240 post-render, 241-260 VBlank, 261 pre-render.
     #[inline]
     pub fn scanline(&self) -> u16 {
@@ -430,5 +478,52 @@ pub(crate) fn palette_ram_index(addr: u16) -> usize {
         index & 0x0F
     } else {
         index
+    }
+}
+
+#[cfg(test)]
+mod catch_up_tests {
+    use crate::test_support::FlatBus;
+    use crate::Ppu;
+
+    /// What the CPU side sees of the PPU without touching a register.
+    fn observable(ppu: &Ppu) -> (bool, u64) {
+        (ppu.nmi_line(), ppu.frames_completed())
+    }
+
+    #[test]
+    fn batches_never_run_past_an_observable_change() {
+        let mut ppu = Ppu::new();
+        let mut bus = FlatBus::new();
+        // NMI on (after the warm-up, so the write takes) and rendering on, so the odd-frame
+        // dot skip is exercised too.
+        ppu.run_dots(100_000, &mut bus);
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        let mut changes = 0;
+        let mut seed = 12_345u32;
+        for _ in 0..400 {
+            // Start batches at arbitrary dots too, as register accesses do.
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            ppu.run_dots((seed >> 16) % 700, &mut bus);
+            // From this position, the observable state must stay the same for the first
+            // `batch - 1` dots: the change may only come with the batch's last dot.
+            let batch = ppu.dots_until_event();
+            assert!(batch >= 1);
+            let before = observable(&ppu);
+            for _ in 1..batch {
+                ppu.run_dots(1, &mut bus);
+                assert_eq!(
+                    observable(&ppu),
+                    before,
+                    "changed inside a batch of {batch} at ({}, {})",
+                    ppu.scanline(),
+                    ppu.dot()
+                );
+            }
+            ppu.run_dots(1, &mut bus);
+            changes += usize::from(observable(&ppu) != before);
+        }
+        assert!(changes > 8, "the walk saw {changes} changes");
     }
 }
