@@ -212,6 +212,8 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     #[inline(never)]
     fn exec_hook(&mut self, cpu: &mut Cpu) {
         let addr = cpu.pc;
+        // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
+        self.bus.sync_ppu();
         let mut machine = HookMachine { cpu, bus: self.bus };
         self.hooks.on_exec(&mut machine, addr);
     }
@@ -222,6 +224,8 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     }
     #[inline(never)]
     fn write_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
+        // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
+        self.bus.sync_ppu();
         let mut machine = HookMachine { cpu, bus: self.bus };
         self.hooks.on_write(&mut machine, addr, value);
     }
@@ -232,6 +236,8 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     }
     #[inline(never)]
     fn read_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
+        // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
+        self.bus.sync_ppu();
         let mut machine = HookMachine { cpu, bus: self.bus };
         self.hooks.on_read(&mut machine, addr, value);
     }
@@ -249,6 +255,7 @@ impl Nes {
         while bus.bus.ppu.frames_completed() < target {
             self.cpu.step(&mut bus);
         }
+        self.bus.sync_ppu();
         self.last_frame_lagged = !self.bus.controller_read;
         self.lag_frames += u64::from(self.last_frame_lagged);
     }
@@ -260,6 +267,7 @@ impl Nes {
             hooks,
         };
         self.cpu.step(&mut bus);
+        self.bus.sync_ppu();
     }
 
     /// Set the lag flag of the frame just run (Lua's `emu.setlagflag`).
