@@ -3,7 +3,8 @@
 
 # Debian packages the build needs. The emulation core and the CLI need none beyond a C linker;
 # the desktop frontend's audio and gamepad crates will add theirs here.
-REQUIRED_DEBIAN_PACKAGES=(gcc)
+# make: the vendored LuaJIT (nes-lua, through mlua) is built with it.
+REQUIRED_DEBIAN_PACKAGES=(gcc make)
 
 apt_install_missing() {
   local missing=()

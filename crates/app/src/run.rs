@@ -399,6 +399,14 @@ pub(crate) fn run(
                 .unwrap_or_default(),
             rerecords: u64::from(movie.header.rerecord_count),
         });
+    } else if let (Some(host), Some(path)) = (host.as_mut(), input.record.as_deref()) {
+        host.set_movie_status(nes_lua::MovieStatus {
+            playing: false,
+            recording: true,
+            length: 0,
+            name: path.display().to_string(),
+            rerecords: 0,
+        });
     }
     // Runs one frame; returns the pads the game was given (the script may override them).
     // `from_movie`: the pads are a playing movie's input, which wins over the script.
