@@ -1,10 +1,18 @@
 # Shared set-up for the project's scripts (sourced, not run).
 # Installs missing build prerequisites on Debian/Ubuntu machines.
 
-# Debian packages the build needs. The emulation core and the CLI need none beyond a C linker;
-# the desktop frontend's audio and gamepad crates will add theirs here.
-# make: the vendored LuaJIT (nes-lua, through mlua) is built with it.
-REQUIRED_DEBIAN_PACKAGES=(gcc make)
+# Debian packages the build needs: a C toolchain (make too: the vendored LuaJIT of nes-lua is
+# built with it), and for the desktop frontend pkg-config with ALSA's headers (cpal, audio) and
+# libudev's (gilrs, gamepads).
+REQUIRED_DEBIAN_PACKAGES=(gcc make pkg-config libasound2-dev libudev-dev)
+
+# Libraries `nes play` loads at run time: xkbcommon (keyboard; winit cannot start without it),
+# the X cursor and input extensions, and Mesa's Vulkan drivers, whose software renderer
+# (lavapipe) draws the window on machines without a GPU driver.
+RUNTIME_DEBIAN_PACKAGES=(libxkbcommon0 libxkbcommon-x11-0 libxcursor1 libxi6 mesa-vulkan-drivers)
+
+# What the window tests add: a virtual X screen to open the window on.
+WINDOW_TEST_DEBIAN_PACKAGES=(xvfb xauth)
 
 apt_install_missing() {
   local missing=()
@@ -22,7 +30,7 @@ apt_install_missing() {
 
 ensure_build_tools() {
   if command -v dpkg-query >/dev/null 2>&1; then
-    apt_install_missing "${REQUIRED_DEBIAN_PACKAGES[@]}"
+    apt_install_missing "${REQUIRED_DEBIAN_PACKAGES[@]}" "${RUNTIME_DEBIAN_PACKAGES[@]}"
   fi
   if ! command -v cargo >/dev/null 2>&1; then
     echo "cargo not found: install Rust with rustup (https://rustup.rs) and re-run." >&2
@@ -31,5 +39,12 @@ ensure_build_tools() {
   if command -v rustup >/dev/null 2>&1; then
     rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
     rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+  fi
+}
+
+# For the test suite: everything above plus the virtual screen the window tests run on.
+ensure_window_test_tools() {
+  if command -v dpkg-query >/dev/null 2>&1; then
+    apt_install_missing "${WINDOW_TEST_DEBIAN_PACKAGES[@]}"
   fi
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test of the project: formatting, lints, unit tests, the nestest trace
-# comparison and the public test-ROM suites. Installs what it needs first.
+# comparison, the public test-ROM suites and the `nes play` window tests (under Xvfb). Installs
+# what it needs first.
 #
 #   bash scripts/test.sh
 #
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/.."
 
 source scripts/setup.sh
 ensure_build_tools
+ensure_window_test_tools
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

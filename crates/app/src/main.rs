@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use nes::Nes;
 use nes_app::test_roms::{self, TestRomsArgs};
 
+mod play;
 mod run;
 
 #[derive(Debug, Parser)]
@@ -35,6 +36,8 @@ enum Command {
         #[command(flatten)]
         lua: run::RunLua,
     },
+    /// Play a ROM in a window, with sound, keyboard and gamepads (the main command).
+    Play(play::PlayArgs),
     /// Print a nestest.log-format trace of the instructions executed.
     Trace {
         rom: PathBuf,
@@ -168,6 +171,7 @@ fn main() -> ExitCode {
             state,
             lua,
         } => run::run(&rom, frames, &input, &output, &state, &lua),
+        Command::Play(args) => play::run(&args),
         Command::Trace {
             rom,
             start_pc,

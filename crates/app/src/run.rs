@@ -74,7 +74,7 @@ pub(crate) struct RunOutput {
     sample_rate: u32,
 }
 
-fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
+pub(crate) fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
     match path {
         None => Ok(Palette::ntsc()),
         Some(path) => {

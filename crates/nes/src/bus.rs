@@ -93,9 +93,15 @@ pub(crate) struct SystemBus {
     /// sees without asking (NMI output change, frame end; see `Ppu::dots_until_event`), and
     /// at the end of every `Nes` step. Boards watching the PPU address lines get it every
     /// cycle. Always 0 between `Nes` calls.
+    ///
+    /// Counted at the end of each CPU cycle; an access that catches the PPU up mid-cycle runs
+    /// the cycle's first dots too and leaves the count at minus those (wrapping), so the end
+    /// of the cycle brings it back to the dots still owed.
     ppu_dots_owed: u32,
     /// Owed dots at which the PPU must be caught up (0 = every cycle).
     ppu_sync_at: u32,
+    /// The cartridge watches the PPU address lines: catch the PPU up before every access.
+    ppu_sync_each_cycle: bool,
 }
 
 /// The bus's own part of a save state: everything in [`SystemBus`] but the chips, which
@@ -132,6 +138,8 @@ impl SystemBus {
             // Always caught up between `Nes` calls, when states are taken.
             ppu_dots_owed: _,
             ppu_sync_at: _,
+            // Fixed by the cartridge.
+            ppu_sync_each_cycle: _,
         } = self;
         BusState {
             ram: ram.clone(),
@@ -162,6 +170,7 @@ impl SystemBus {
             joypad_read_bit,
             ppu_dots_owed: _,
             ppu_sync_at: _,
+            ppu_sync_each_cycle: _,
         } = self;
         *ram = state.ram;
         *controllers = state.controllers;
@@ -181,7 +190,6 @@ impl SystemBus {
             ram: Box::new([0; RAM_SIZE]),
             ppu: Ppu::new(),
             apu: Apu::new(),
-            cart,
             controllers: Default::default(),
             open_bus: 0,
             internal_bus: 0,
@@ -192,6 +200,8 @@ impl SystemBus {
             joypad_read_bit: [0; 2],
             ppu_dots_owed: 0,
             ppu_sync_at: 0,
+            ppu_sync_each_cycle: cart.watches_ppu_address(),
+            cart,
         }
     }
 
@@ -221,17 +231,36 @@ impl SystemBus {
         };
     }
 
+    /// A store from outside the CPU's cycles (debugger, script): the same effect as a CPU
+    /// write, with no time passing and the data bus left alone.
+    pub(crate) fn poke(&mut self, addr: u16, value: u8) {
+        self.sync_ppu();
+        // No cycle is in progress: an access catching the PPU up must not run any dots.
+        self.ppu_dots_owed = 0u32.wrapping_sub(DOTS_BEFORE_ACCESS);
+        let open_bus = self.open_bus;
+        self.write_mapped(addr, value);
+        self.open_bus = open_bus;
+        self.ppu_dots_owed = 0;
+    }
+
+    /// Catches the PPU up to the access of the cycle in progress (its first dots included):
+    /// for accesses that see or change what the PPU does.
+    fn sync_ppu_for_access(&mut self) {
+        self.ppu_dots_owed = self.ppu_dots_owed.wrapping_add(DOTS_BEFORE_ACCESS);
+        self.sync_ppu();
+        self.ppu_dots_owed = 0u32.wrapping_sub(DOTS_BEFORE_ACCESS);
+    }
+
     #[inline(always)]
     fn begin_cycle(&mut self) {
-        self.ppu_dots_owed += DOTS_BEFORE_ACCESS;
-        if self.ppu_dots_owed >= self.ppu_sync_at {
-            self.sync_ppu();
+        if self.ppu_sync_each_cycle {
+            self.sync_ppu_for_access();
         }
     }
 
     #[inline(always)]
     fn end_cycle(&mut self) {
-        self.ppu_dots_owed += DOTS_PER_CPU_CYCLE - DOTS_BEFORE_ACCESS;
+        self.ppu_dots_owed = self.ppu_dots_owed.wrapping_add(DOTS_PER_CPU_CYCLE);
         if self.ppu_dots_owed >= self.ppu_sync_at {
             self.sync_ppu();
         }
@@ -260,7 +289,7 @@ impl SystemBus {
     #[inline(never)]
     fn read_registers(&mut self, addr: u16) -> u8 {
         if addr < 0x4000 {
-            self.sync_ppu();
+            self.sync_ppu_for_access();
             let mut mem = PpuMemory {
                 cart: &mut self.cart,
             };
@@ -306,7 +335,7 @@ impl SystemBus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {
-                self.sync_ppu();
+                self.sync_ppu_for_access();
                 let mut mem = PpuMemory {
                     cart: &mut self.cart,
                 };
@@ -330,7 +359,7 @@ impl SystemBus {
             0x4018..=0x401F => {}
             _ => {
                 // Bank switches and mirroring changes apply from this dot on.
-                self.sync_ppu();
+                self.sync_ppu_for_access();
                 self.cart.cpu_write(addr, value, self.cycle());
             }
         }

@@ -206,9 +206,7 @@ impl Nes {
     /// Store a byte as a debugger would: CPU RAM directly; other addresses through the bus
     /// write path (registers see the write) without advancing time.
     pub fn poke(&mut self, addr: u16, value: u8) {
-        let open_bus = self.bus.open_bus;
-        self.bus.write_mapped(addr, value);
-        self.bus.open_bus = open_bus;
+        self.bus.poke(addr, value);
     }
 
     /// Read the PPU address space ($0000-$3FFF: pattern tables, nametables after mirroring,
@@ -335,6 +333,23 @@ mod tests {
         0xAD, 0x16, 0x40, // LDA $4016
         0x40, // RTI
     ];
+
+    #[test]
+    fn pokes_take_no_time() {
+        let mut nes = Nes::from_ines(&rom(&ENABLE_NMI_LOOP, &READ_ON_ODD_NMI)).unwrap();
+        nes.run_frame();
+        for _ in 0..1000 {
+            nes.step_instruction();
+        }
+        let position = nes.ppu_position();
+        let cycles = nes.cpu_registers().cycles;
+        for addr in [0x2000, 0x2006, 0x2007, 0x4015, 0x6000, 0x8000, 0x0010] {
+            nes.poke(addr, 0x00);
+            assert_eq!(nes.ppu_position(), position, "poke ${addr:04X}");
+        }
+        assert_eq!(nes.cpu_registers().cycles, cycles);
+        assert_eq!(nes.peek(0x0010), 0x00);
+    }
 
     #[test]
     fn a_frame_without_a_controller_read_is_a_lag_frame() {

@@ -55,6 +55,13 @@ impl BackgroundPipeline {
         self.cells = (self.cells << 4) | self.serial_in;
     }
 
+    /// `count` (1-8) pixel clocks at once: the serial input fills the vacated cells.
+    #[inline]
+    pub fn shift_by(&mut self, count: u32) {
+        let fill = self.serial_in * (0x1111_1111 >> (4 * (8 - count)));
+        self.cells = (self.cells << (4 * count)) | fill;
+    }
+
     /// Moves the latched tile into the low eight cells.
     #[inline]
     pub fn reload(&mut self) {
@@ -123,6 +130,23 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shifting_by_n_is_n_single_shifts() {
+        for count in 1..=8 {
+            let mut one_by_one = super::BackgroundPipeline {
+                cells: 0x0123_4567_89AB_CDEF,
+                serial_in: 0x6,
+                ..Default::default()
+            };
+            let mut at_once = one_by_one.clone();
+            for _ in 0..count {
+                one_by_one.shift();
+            }
+            at_once.shift_by(count);
+            assert_eq!(at_once.cells, one_by_one.cells, "{count} shifts");
+        }
+    }
+
     use super::*;
 
     #[test]

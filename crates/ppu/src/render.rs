@@ -133,6 +133,95 @@ impl Ppu {
         self.advance();
     }
 
+    /// Runs the next eight dots in one step when they form one of a rendering line's regular
+    /// 8-dot groups (a background tile from dot 9 to 248, a sprite fetch slot from dot 265 to
+    /// 320, a prefetch tile from dot 321 or 329) with no delayed register effect pending, doing
+    /// exactly what the per-dot table does on them, in the same bus order. Returns false
+    /// (having done nothing) otherwise. Nothing else can touch these dots: register accesses,
+    /// which could, always catch the PPU up first and so end a batch before them.
+    #[inline(always)]
+    pub(crate) fn run_eight_dots<B: PpuBus>(&mut self, bus: &mut B) -> bool {
+        if self.dot & 7 != 1 || !self.rendering_enabled || self.delays.any() {
+            return false;
+        }
+        let visible = self.scanline < POST_RENDER_SCANLINE;
+        if !visible && self.scanline != PRE_RENDER_SCANLINE {
+            return false;
+        }
+        match self.dot {
+            9..=241 if visible => self.run_background_tile::<B, true>(bus),
+            9..=241 => self.run_background_tile::<B, false>(bus),
+            265..=313 => self.run_sprite_slot(bus, visible),
+            321 => self.run_prefetch_tile(bus, false),
+            329 => self.run_prefetch_tile(bus, true),
+            _ => return false,
+        }
+        true
+    }
+
+    /// One background tile (dots 9-16, ..., 241-248): shift and reload on the first dot (with
+    /// the finished pixels output and the new tile snapshot on visible lines), nametable,
+    /// attribute, pattern low and high fetches on dots 1, 3, 5, 7 of the tile, a shift on each
+    /// later dot and the coarse X increment on the last.
+    #[inline(always)]
+    fn run_background_tile<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) {
+        let dot = self.dot;
+        self.background.shift();
+        self.background.reload();
+        if VISIBLE {
+            self.output_pixels_until(dot - 1);
+            self.snapshot_tile(dot - 1);
+        }
+        self.fetch_nametable(bus);
+        self.fetch_attribute(bus);
+        self.fetch_pattern_low(bus);
+        self.fetch_pattern_high(bus);
+        self.background.shift_by(7);
+        self.scroll.increment_coarse_x();
+        self.dot = dot + 8;
+    }
+
+    /// One sprite fetch slot (dots 265-272, ..., 313-320; the first slot, from dot 257, also
+    /// ends the line's background work and stays on the per-dot path): the two garbage
+    /// nametable fetches, the pattern fetches (which load the sprite unit), OAMADDR held at 0,
+    /// the OAM bus left on the slot's fourth byte (its earlier values are only observable
+    /// through `$2004` reads), and on the pre-render line the vertical scroll copy of dots
+    /// 280-304.
+    #[inline(always)]
+    fn run_sprite_slot<B: PpuBus>(&mut self, bus: &mut B, visible: bool) {
+        let dot = self.dot;
+        self.oam_addr = 0;
+        let nametable = self.scroll.nametable_addr();
+        self.fetch(bus, nametable);
+        self.fetch(bus, nametable);
+        self.oam_bus = self.sprite_slot_byte(dot + 3);
+        self.sprite_fetch_dot(bus, dot + 4);
+        self.sprite_fetch_dot(bus, dot + 6);
+        if !visible && dot + 7 >= 280 && dot <= 304 {
+            self.scroll.copy_vertical();
+        }
+        self.dot = dot + 8;
+    }
+
+    /// One of the two prefetch tiles for the next line (dots 321-328 and 329-336): as a
+    /// background tile without pixels, with no shift on dot 321 and no reload before 329,
+    /// and the OAM bus showing secondary OAM byte 0.
+    #[inline(always)]
+    fn run_prefetch_tile<B: PpuBus>(&mut self, bus: &mut B, reload: bool) {
+        if reload {
+            self.background.shift();
+            self.background.reload();
+        }
+        self.oam_bus = self.secondary_oam[0];
+        self.fetch_nametable(bus);
+        self.fetch_attribute(bus);
+        self.fetch_pattern_low(bus);
+        self.fetch_pattern_high(bus);
+        self.background.shift_by(7);
+        self.scroll.increment_coarse_x();
+        self.dot += 8;
+    }
+
     /// Register effects landing a few dots after their CPU access (a `$2001` value, a
     /// `$2006` copy, a `$2007` read's refill and step, the fetch that read disturbs), before
     /// the work of the dot about to run.

@@ -1,0 +1,825 @@
+//! The window: winit events, the picture through pixels, and the frame loop that ties input,
+//! emulation, audio, hooks and on-screen messages together.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nes::{Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes_app::output::save_png;
+use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow};
+use winit::keyboard::PhysicalKey;
+use winit::window::{Fullscreen, Window, WindowId};
+
+use super::audio::AudioOutput;
+use super::config::{Config, PixelAspect};
+use super::game::{Game, GameOptions, SLOTS};
+use super::hooks::{FrameContext, FrameHook, Overlay, SpeedMode};
+use super::input::{Hotkey, HotkeyEvent, InputState};
+use super::osd::{self, Osd};
+use super::pacing::{DriftResampler, FramePacer, RateControl, Speed};
+use super::scale::Scaler;
+
+/// Largest share of a wake-up spent emulating when unthrottled, so the window stays
+/// responsive and still shows frames.
+const UNTHROTTLED_SLICE: Duration = Duration::from_millis(14);
+/// Wake-ups while nothing runs (paused, no game), to poll gamepads and expire messages.
+const IDLE_WAKEUP: Duration = Duration::from_millis(16);
+/// Largest DRC resampling-ratio change: ±0.5%, inaudible as pitch.
+const MAX_RATE_ADJUSTMENT: f64 = 0.005;
+
+/// Options from the command line that are not in the config file.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub palette: Palette,
+    pub game_options: GameOptions,
+    pub exit_after_frames: Option<u64>,
+    pub screenshot: Option<PathBuf>,
+    pub screenshot_osd: bool,
+    pub audio: bool,
+}
+
+pub struct App {
+    config: Config,
+    session: Session,
+    input: InputState,
+    gilrs: Option<gilrs::Gilrs>,
+    audio: Option<AudioOutput>,
+    rate_control: Option<RateControl>,
+    resampler: DriftResampler,
+    /// This frame's audio from the console, and after rate control (reused buffers).
+    samples: Vec<f32>,
+    resampled: Vec<f32>,
+    game: Option<Game>,
+    window: Option<Arc<Window>>,
+    pixels: Option<Pixels<'static>>,
+    scaler: Scaler,
+    aspect: PixelAspect,
+    /// The composed 256x240 picture: game, overlay, on-screen messages.
+    picture: Vec<u8>,
+    overlay: Overlay,
+    osd: Osd,
+    hooks: Vec<Box<dyn FrameHook>>,
+    speed_mode: SpeedMode,
+    pacer: FramePacer,
+    paused: bool,
+    advance_one: bool,
+    fast_forward: bool,
+    rewinding: bool,
+    rewind_exhausted: bool,
+    speed_toggled: bool,
+    slot: u8,
+    volume: u8,
+    muted: bool,
+    /// Frames counted while no game is loaded (for --exit-after-frames on the empty window).
+    idle_frames: u64,
+    needs_redraw: bool,
+    error: Option<String>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("game", &self.game.as_ref().map(Game::rom))
+            .field("paused", &self.paused)
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    pub fn new(
+        config: Config,
+        session: Session,
+        input: InputState,
+        game: Option<Game>,
+        notes: Vec<String>,
+    ) -> App {
+        let mut osd = Osd::default();
+        for note in notes {
+            eprintln!("{note}");
+            osd.message(note);
+        }
+        let aspect = config.video.pixel_aspect;
+        let scaler = Scaler::new(config.video.scale, aspect);
+        let volume = config.audio.volume;
+        let mut app = App {
+            input,
+            gilrs: None,
+            audio: None,
+            rate_control: None,
+            resampler: DriftResampler::default(),
+            samples: Vec::with_capacity(4096),
+            resampled: Vec::with_capacity(4096),
+            game,
+            window: None,
+            pixels: None,
+            scaler,
+            aspect,
+            picture: vec![0; SCREEN_WIDTH * SCREEN_HEIGHT * 4],
+            overlay: Overlay::default(),
+            osd,
+            hooks: Vec::new(),
+            speed_mode: SpeedMode::Normal,
+            pacer: FramePacer::new(Instant::now()),
+            paused: false,
+            advance_one: false,
+            fast_forward: false,
+            rewinding: false,
+            rewind_exhausted: false,
+            speed_toggled: false,
+            slot: 0,
+            volume,
+            muted: false,
+            idle_frames: 0,
+            needs_redraw: true,
+            error: None,
+            finished: false,
+            config,
+            session,
+        };
+        app.open_audio();
+        app.open_gamepads();
+        if let Some(game) = &mut app.game {
+            if app.audio.is_some() {
+                let rate = app.audio.as_ref().map_or(0, AudioOutput::sample_rate);
+                game.nes.set_audio_sample_rate(rate);
+            }
+        }
+        app
+    }
+
+    /// Add a per-frame hook (the Lua host plugs in here).
+    #[allow(dead_code)] // Used by the script host (issue 7) once it lands.
+    pub fn add_hook(&mut self, hook: Box<dyn FrameHook>) {
+        self.hooks.push(hook);
+    }
+
+    /// The error that ended the session, if any.
+    pub fn into_result(self) -> Result<(), String> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    fn open_audio(&mut self) {
+        if !(self.session.audio && self.config.audio.enabled) {
+            return;
+        }
+        match AudioOutput::open(self.config.audio.latency_ms) {
+            Ok(audio) => {
+                audio.set_volume(self.volume);
+                self.rate_control = Some(RateControl::new(audio.target(), MAX_RATE_ADJUSTMENT));
+                self.audio = Some(audio);
+            }
+            Err(why) => {
+                eprintln!("No audio: {why}. Running silently, timed by the clock.");
+                self.osd.message("No audio device: running silently");
+            }
+        }
+    }
+
+    fn open_gamepads(&mut self) {
+        if !self.config.gamepad.enabled {
+            return;
+        }
+        let gilrs = match gilrs::Gilrs::new() {
+            Ok(gilrs) => gilrs,
+            Err(gilrs::Error::NotImplemented(dummy)) => {
+                eprintln!("Gamepads are not supported on this platform; keyboard only.");
+                dummy
+            }
+            Err(e) => {
+                eprintln!("Gamepads unavailable ({e}); keyboard only.");
+                return;
+            }
+        };
+        for (id, gamepad) in gilrs.gamepads() {
+            if let Some(player) = self.input.gamepad_connected(id.into()) {
+                let note = format!("Gamepad {} is player {player}", gamepad.name());
+                eprintln!("{note}");
+                self.osd.message(note);
+            }
+        }
+        self.gilrs = Some(gilrs);
+    }
+
+    fn poll_gamepads(&mut self) {
+        let Some(gilrs) = &mut self.gilrs else {
+            return;
+        };
+        let mut hotkeys = Vec::new();
+        while let Some(gilrs::Event { id, event, .. }) = gilrs.next_event() {
+            let pad = usize::from(id);
+            match event {
+                gilrs::EventType::Connected => {
+                    let name = gilrs.gamepad(id).name().to_owned();
+                    match self.input.gamepad_connected(pad) {
+                        Some(player) => self
+                            .osd
+                            .message(format!("Gamepad {name} connected: player {player}")),
+                        None => self.osd.message(format!("Gamepad {name} connected")),
+                    }
+                }
+                gilrs::EventType::Disconnected => {
+                    hotkeys.extend(self.input.gamepad_disconnected(pad));
+                    self.osd.message("Gamepad disconnected");
+                }
+                gilrs::EventType::ButtonPressed(button, _) => {
+                    hotkeys.extend(self.input.gamepad_button(pad, button, true));
+                }
+                gilrs::EventType::ButtonReleased(button, _) => {
+                    hotkeys.extend(self.input.gamepad_button(pad, button, false));
+                }
+                gilrs::EventType::AxisChanged(gilrs::Axis::LeftStickX, value, _) => {
+                    self.input.gamepad_stick(pad, Some(value), None);
+                }
+                gilrs::EventType::AxisChanged(gilrs::Axis::LeftStickY, value, _) => {
+                    self.input.gamepad_stick(pad, None, Some(value));
+                }
+                _ => {}
+            }
+        }
+        for event in hotkeys {
+            self.hotkey(event);
+        }
+    }
+
+    fn create_window(&mut self, event_loop: &ActiveEventLoop) -> Result<(), String> {
+        let title = self.title();
+        let size = PhysicalSize::new(self.scaler.width, self.scaler.height);
+        let mut attributes = Window::default_attributes()
+            .with_title(title)
+            .with_inner_size(size)
+            .with_min_inner_size(PhysicalSize::new(SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32))
+            .with_resizable(true);
+        if self.config.video.fullscreen {
+            attributes = attributes.with_fullscreen(Some(Fullscreen::Borderless(None)));
+        }
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| format!("cannot open a window: {e}"))?,
+        );
+        let inner = window.inner_size();
+        let surface =
+            SurfaceTexture::new(inner.width.max(1), inner.height.max(1), Arc::clone(&window));
+        self.scaler = Scaler::fit(inner.width, inner.height, self.aspect);
+        let pixels = PixelsBuilder::new(self.scaler.width, self.scaler.height, surface)
+            .enable_vsync(self.config.video.vsync)
+            .clear_color(pixels::wgpu::Color::BLACK)
+            .build()
+            .map_err(|e| match e {
+                pixels::Error::AdapterNotFound => "no GPU adapter found: the window needs Vulkan, \
+                     Metal, DirectX 12 or OpenGL. On Linux without a GPU driver, install Mesa's \
+                     software renderer (Debian: apt-get install mesa-vulkan-drivers)."
+                    .to_owned(),
+                pixels::Error::CreateSurface(e) => format!(
+                    "no graphics driver could draw into the window ({e}). On Linux without a \
+                     GPU driver, install Mesa's software renderer (Debian: apt-get install \
+                     mesa-vulkan-drivers)."
+                ),
+                other => format!("cannot set up drawing in the window: {other}"),
+            })?;
+        self.window = Some(window);
+        self.pixels = Some(pixels);
+        Ok(())
+    }
+
+    fn title(&self) -> String {
+        match &self.game {
+            Some(game) => format!("{} - nes", game.name()),
+            None => "nes - drop a .nes file here".to_owned(),
+        }
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, message: String) {
+        if self.error.is_none() {
+            self.error = Some(message);
+        }
+        self.finished = true;
+        event_loop.exit();
+    }
+
+    /// End the session: battery save, the --screenshot file, then leave the event loop.
+    fn quit(&mut self, event_loop: &ActiveEventLoop) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        if let Some(game) = &mut self.game {
+            match game.save_battery() {
+                Ok(Some(path)) => eprintln!("battery save written: {}", path.display()),
+                Ok(None) => {}
+                Err(e) => self.error = Some(e),
+            }
+        }
+        if let Some(path) = self.session.screenshot.clone() {
+            self.compose(self.session.screenshot_osd);
+            match save_png(
+                &path,
+                &self.picture,
+                SCREEN_WIDTH as u32,
+                SCREEN_HEIGHT as u32,
+            ) {
+                Ok(()) => println!("screenshot: {}", path.display()),
+                Err(e) => self.error = self.error.take().or(Some(e.to_string())),
+            }
+        }
+        if let Some(game) = &self.game {
+            println!("frames: {}", game.frames);
+        }
+        event_loop.exit();
+    }
+
+    fn load_game(&mut self, path: &Path) {
+        let mut notes = Vec::new();
+        match Game::load(path, &self.session.game_options, &mut notes) {
+            Ok(mut game) => {
+                if let Some(old) = &mut self.game {
+                    if let Err(e) = old.save_battery() {
+                        notes.push(e);
+                    }
+                }
+                if let Some(audio) = &self.audio {
+                    game.nes.set_audio_sample_rate(audio.sample_rate());
+                    audio.clear();
+                }
+                notes.push(format!("Loaded {}", game.name()));
+                self.game = Some(game);
+                self.paused = false;
+                self.pacer.restart(Instant::now());
+                if let Some(window) = &self.window {
+                    window.set_title(&self.title());
+                }
+            }
+            Err(e) => notes.push(e),
+        }
+        for note in notes {
+            eprintln!("{note}");
+            self.osd.message(note);
+        }
+        self.needs_redraw = true;
+    }
+
+    fn hotkey(&mut self, event: HotkeyEvent) {
+        let HotkeyEvent { hotkey, pressed } = event;
+        match hotkey {
+            Hotkey::FastForward => self.fast_forward = pressed,
+            Hotkey::Rewind => {
+                self.rewinding = pressed;
+                self.rewind_exhausted = false;
+                if pressed && !self.game.as_ref().is_some_and(Game::rewind_enabled) {
+                    self.osd
+                        .message("Rewind is off (emulation.rewind_memory_mib = 0)");
+                }
+                if !pressed {
+                    self.pacer.restart(Instant::now());
+                }
+            }
+            Hotkey::Pause => {
+                self.paused = !self.paused;
+                self.pacer.restart(Instant::now());
+                self.osd
+                    .message(if self.paused { "Paused" } else { "Resumed" });
+            }
+            Hotkey::FrameAdvance => {
+                if !self.paused {
+                    self.paused = true;
+                    self.osd.message("Paused (frame advance)");
+                } else {
+                    self.advance_one = true;
+                }
+            }
+            Hotkey::SpeedToggle => {
+                self.speed_toggled = !self.speed_toggled;
+                let speed = self.config.emulation.toggle_speed;
+                self.osd.message(if self.speed_toggled {
+                    speed_name(Speed::from_multiplier(speed))
+                } else {
+                    "Normal speed".to_owned()
+                });
+            }
+            Hotkey::NextSlot => self.select_slot((self.slot + 1) % SLOTS),
+            Hotkey::PreviousSlot => self.select_slot((self.slot + SLOTS - 1) % SLOTS),
+            Hotkey::SelectSlot(slot) => self.select_slot(slot),
+            Hotkey::VolumeUp => self.set_volume(self.volume.saturating_add(10).min(100)),
+            Hotkey::VolumeDown => self.set_volume(self.volume.saturating_sub(10)),
+            Hotkey::Mute => {
+                self.muted = !self.muted;
+                if let Some(audio) = &self.audio {
+                    audio.set_muted(self.muted);
+                }
+                self.osd
+                    .message(if self.muted { "Muted" } else { "Sound on" });
+            }
+            Hotkey::Fullscreen => {
+                if let Some(window) = &self.window {
+                    let full = window.fullscreen().is_some();
+                    window.set_fullscreen((!full).then_some(Fullscreen::Borderless(None)));
+                }
+            }
+            Hotkey::PixelAspect => {
+                self.aspect = self.aspect.toggled();
+                if let Some(window) = self.window.clone() {
+                    let mut size = window.inner_size();
+                    if window.fullscreen().is_none() {
+                        // Keep the scale: the window grows or shrinks to the new shape.
+                        let scale = self.scaler.height / SCREEN_HEIGHT as u32;
+                        let wanted = Scaler::new(scale, self.aspect);
+                        let wanted = PhysicalSize::new(wanted.width, wanted.height);
+                        // `None`: the new size arrives later as a Resized event.
+                        size = window.request_inner_size(wanted).unwrap_or(size);
+                    }
+                    self.resize(size.width, size.height);
+                }
+                self.osd.message(match self.aspect {
+                    PixelAspect::Square => "Square pixels",
+                    PixelAspect::Ntsc => "8:7 pixels (NTSC television)",
+                });
+            }
+            Hotkey::Quit => {} // Handled where the event loop is at hand.
+            Hotkey::SoftReset
+            | Hotkey::PowerCycle
+            | Hotkey::SaveState
+            | Hotkey::LoadState
+            | Hotkey::Screenshot => self.game_hotkey(hotkey),
+        }
+        self.needs_redraw = true;
+    }
+
+    fn game_hotkey(&mut self, hotkey: Hotkey) {
+        let Some(game) = &mut self.game else {
+            self.osd
+                .message("No game: drop a .nes file onto the window");
+            return;
+        };
+        let message = match hotkey {
+            Hotkey::SoftReset => {
+                game.nes.soft_reset();
+                "Reset".to_owned()
+            }
+            Hotkey::PowerCycle => {
+                game.nes.power_cycle();
+                game.clear_rewind();
+                "Power cycled".to_owned()
+            }
+            Hotkey::SaveState => match game.save_state(self.slot) {
+                Ok(_) => format!("State {} saved", self.slot),
+                Err(e) => e,
+            },
+            Hotkey::LoadState => match game.load_state(self.slot) {
+                Ok(()) => {
+                    if let Some(audio) = &self.audio {
+                        audio.clear();
+                    }
+                    format!("State {} loaded", self.slot)
+                }
+                Err(e) => e,
+            },
+            Hotkey::Screenshot => {
+                let path = next_free_path(&game.files_dir(), &game.name());
+                let picture = compose_picture(
+                    game,
+                    &self.session.palette,
+                    &self.overlay,
+                    None,
+                    &mut self.picture,
+                );
+                match save_png(&path, picture, SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32) {
+                    Ok(()) => format!("Screenshot {}", path.display()),
+                    Err(e) => e.to_string(),
+                }
+            }
+            _ => return,
+        };
+        eprintln!("{message}");
+        self.osd.message(message);
+    }
+
+    fn select_slot(&mut self, slot: u8) {
+        self.slot = slot;
+        let used = self
+            .game
+            .as_ref()
+            .is_some_and(|game| game.state_path(slot).exists());
+        self.osd.message(format!(
+            "Slot {slot}{}",
+            if used { " (saved)" } else { " (empty)" }
+        ));
+    }
+
+    fn set_volume(&mut self, volume: u8) {
+        self.volume = volume;
+        if let Some(audio) = &self.audio {
+            audio.set_volume(volume);
+        }
+        self.osd.message(format!("Volume {volume}%"));
+    }
+
+    fn resize(&mut self, width: u32, height: u32) {
+        if width == 0 || height == 0 {
+            return; // Minimised.
+        }
+        let Some(pixels) = &mut self.pixels else {
+            return;
+        };
+        self.scaler = Scaler::fit(width, height, self.aspect);
+        let result = pixels
+            .resize_surface(width, height)
+            .and_then(|()| pixels.resize_buffer(self.scaler.width, self.scaler.height));
+        if let Err(e) = result {
+            self.osd.message(format!("Resize failed: {e}"));
+        }
+        self.needs_redraw = true;
+    }
+
+    /// The speed frames run at now.
+    fn speed(&self) -> Speed {
+        if !self.speed_mode.is_throttled() {
+            Speed::Unthrottled
+        } else if self.fast_forward {
+            Speed::from_multiplier(self.config.emulation.fast_forward_speed)
+        } else if self.speed_toggled {
+            Speed::from_multiplier(self.config.emulation.toggle_speed)
+        } else {
+            Speed::Throttled(1.0)
+        }
+    }
+
+    /// Run the frames that are due; returns whether the session should end.
+    fn run_due_frames(&mut self, now: Instant) -> bool {
+        self.pacer.set_speed(self.speed(), now);
+        if self.paused && !self.advance_one {
+            return false;
+        }
+        if self.advance_one {
+            self.advance_one = false;
+            return self.run_frame();
+        }
+        match self.pacer.speed() {
+            Speed::Unthrottled => {
+                while now.elapsed() < UNTHROTTLED_SLICE {
+                    if self.run_frame() {
+                        return true;
+                    }
+                }
+                false
+            }
+            Speed::Throttled(_) => {
+                for _ in 0..self.pacer.frames_due(now) {
+                    if self.run_frame() {
+                        return true;
+                    }
+                }
+                false
+            }
+        }
+    }
+
+    /// Run one frame (or one rewind step); returns whether --exit-after-frames is reached.
+    fn run_frame(&mut self) -> bool {
+        self.needs_redraw = true;
+        let Some(game) = &mut self.game else {
+            self.idle_frames += 1;
+            return self.session.exit_after_frames == Some(self.idle_frames);
+        };
+        if self.rewinding && game.rewind_enabled() {
+            if !game.rewind_step() && !self.rewind_exhausted {
+                self.rewind_exhausted = true;
+                self.osd.message("Rewind: no older frames");
+            }
+            if let Some(audio) = &self.audio {
+                audio.clear();
+            }
+            return false;
+        }
+        game.nes.set_buttons(0, self.input.buttons(0));
+        game.nes.set_buttons(1, self.input.buttons(1));
+        self.overlay.clear();
+        for hook in &mut self.hooks {
+            let mut context = FrameContext {
+                overlay: &mut self.overlay,
+                osd: &mut self.osd,
+                speed_mode: &mut self.speed_mode,
+            };
+            hook.before_frame(&mut game.nes, &mut context);
+        }
+        game.nes.run_frame();
+        for hook in &mut self.hooks {
+            let mut context = FrameContext {
+                overlay: &mut self.overlay,
+                osd: &mut self.osd,
+                speed_mode: &mut self.speed_mode,
+            };
+            hook.after_frame(&mut game.nes, &mut context);
+        }
+        if let Err(e) = game.frame_done() {
+            eprintln!("{e}");
+            self.osd.message(e);
+        }
+        if let Some(audio) = &self.audio {
+            self.samples.clear();
+            game.nes.take_audio_samples(&mut self.samples);
+            let queued = audio.queued();
+            if self.pacer.speed().is_normal() {
+                let ratio = self
+                    .rate_control
+                    .map_or(1.0, |control| control.ratio(queued));
+                self.resampled.clear();
+                let resampled = &mut self.resampled;
+                self.resampler
+                    .process(&self.samples, ratio, |sample| resampled.push(sample));
+                audio.push(&self.resampled);
+            } else if queued < audio.target() {
+                // Faster or slower than normal: play what fits, skip the rest, so the
+                // sound stays in step with the picture.
+                audio.push(&self.samples);
+            }
+        }
+        self.session.exit_after_frames == Some(game.frames)
+    }
+
+    /// Compose the 256x240 picture into `self.picture`: the game (or the start screen), the
+    /// overlay, and the on-screen messages if asked for.
+    fn compose(&mut self, with_osd: bool) {
+        let osd = (with_osd && self.config.video.messages).then_some(&self.osd);
+        match &self.game {
+            Some(game) => {
+                compose_picture(
+                    game,
+                    &self.session.palette,
+                    &self.overlay,
+                    osd,
+                    &mut self.picture,
+                );
+            }
+            None => {
+                draw_start_screen(&mut self.picture);
+                if let Some(osd) = osd {
+                    osd.draw(&mut self.picture);
+                }
+            }
+        }
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        self.compose(true);
+        let Some(pixels) = &mut self.pixels else {
+            return;
+        };
+        self.scaler.scale(&self.picture, pixels.frame_mut());
+        if let Err(e) = pixels.render() {
+            self.fail(event_loop, format!("drawing the window failed: {e}"));
+        }
+    }
+
+    fn update_status(&mut self) {
+        let status = if self.paused {
+            "PAUSED".to_owned()
+        } else if self.rewinding {
+            "<< REWIND".to_owned()
+        } else if !self.pacer.speed().is_normal() {
+            speed_name(self.pacer.speed())
+        } else {
+            String::new()
+        };
+        self.osd.set_status(&status);
+    }
+}
+
+fn speed_name(speed: Speed) -> String {
+    match speed {
+        Speed::Unthrottled => ">> FAST".to_owned(),
+        Speed::Throttled(multiplier) => format!("SPEED {:.0}%", multiplier * 100.0),
+    }
+}
+
+/// `<dir>/<name>-<n>.png` with the first n not yet used.
+fn next_free_path(dir: &Path, name: &str) -> PathBuf {
+    (1u32..)
+        .map(|n| dir.join(format!("{name}-{n}.png")))
+        .find(|path| !path.exists())
+        .unwrap_or_else(|| dir.join(format!("{name}.png")))
+}
+
+fn compose_picture<'a>(
+    game: &Game,
+    palette: &Palette,
+    overlay: &Overlay,
+    osd: Option<&Osd>,
+    picture: &'a mut [u8],
+) -> &'a [u8] {
+    palette.to_rgba(game.nes.frame_buffer(), picture);
+    overlay.composite_onto(picture);
+    if let Some(osd) = osd {
+        osd.draw(picture);
+    }
+    picture
+}
+
+/// The empty window's picture: how to open a game.
+fn draw_start_screen(picture: &mut [u8]) {
+    for pixel in picture.chunks_exact_mut(4) {
+        pixel.copy_from_slice(&[24, 24, 40, 255]);
+    }
+    let lines = [
+        "NES",
+        "",
+        "DROP A .NES FILE ONTO THIS WINDOW",
+        "",
+        "OR START WITH:",
+        "NES PLAY GAME.NES",
+        "",
+        "ESC QUITS",
+    ];
+    let top = 80;
+    for (row, line) in lines.iter().enumerate() {
+        let width = line.chars().count() * 6;
+        let x = (SCREEN_WIDTH - width) / 2;
+        if !line.is_empty() {
+            osd::draw_text(picture, x, top + row * 10, line, [230, 230, 255]);
+        }
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.window.is_some() || self.finished {
+            return;
+        }
+        if let Err(e) = self.create_window(event_loop) {
+            self.fail(event_loop, e);
+            return;
+        }
+        self.pacer.restart(Instant::now());
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => self.quit(event_loop),
+            WindowEvent::Resized(size) => self.resize(size.width, size.height),
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::DroppedFile(path) => self.load_game(&path),
+            WindowEvent::Focused(false) => {
+                for event in self.input.release_all_keys() {
+                    self.hotkey(event);
+                }
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                let PhysicalKey::Code(key) = event.physical_key else {
+                    return;
+                };
+                let pressed = event.state == ElementState::Pressed;
+                for hotkey in self.input.key(key, pressed, event.repeat) {
+                    if hotkey.hotkey == Hotkey::Quit {
+                        self.quit(event_loop);
+                        return;
+                    }
+                    self.hotkey(hotkey);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.finished {
+            return;
+        }
+        self.poll_gamepads();
+        let now = Instant::now();
+        if self.run_due_frames(now) {
+            // Show the last frame before leaving.
+            self.redraw(event_loop);
+            self.quit(event_loop);
+            return;
+        }
+        self.update_status();
+        let before = self.osd.message_count();
+        self.osd.expire(now);
+        if self.osd.message_count() != before {
+            self.needs_redraw = true;
+        }
+        if self.needs_redraw {
+            self.needs_redraw = false;
+            if let Some(window) = &self.window {
+                window.request_redraw();
+            }
+        }
+        let idle = now + IDLE_WAKEUP;
+        let running = !self.paused || self.advance_one;
+        match self.pacer.next_deadline() {
+            None if running => event_loop.set_control_flow(ControlFlow::Poll),
+            Some(deadline) if running => {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(deadline.min(idle)))
+            }
+            _ => event_loop.set_control_flow(ControlFlow::WaitUntil(idle)),
+        }
+    }
+}
