@@ -1,9 +1,10 @@
 # Shared set-up for the project's scripts (sourced, not run).
 # Installs missing build prerequisites on Debian/Ubuntu machines.
 
-# Debian packages the build needs: a C toolchain, and for the desktop frontend pkg-config with
-# ALSA's headers (cpal, audio) and libudev's (gilrs, gamepads).
-REQUIRED_DEBIAN_PACKAGES=(gcc pkg-config libasound2-dev libudev-dev)
+# Debian packages the build needs: a C toolchain (make too: the vendored LuaJIT of nes-lua is
+# built with it), and for the desktop frontend pkg-config with ALSA's headers (cpal, audio) and
+# libudev's (gilrs, gamepads).
+REQUIRED_DEBIAN_PACKAGES=(gcc make pkg-config libasound2-dev libudev-dev)
 
 # Libraries `nes play` loads at run time: xkbcommon (keyboard; winit cannot start without it),
 # the X cursor and input extensions, and Mesa's Vulkan drivers, whose software renderer

@@ -49,6 +49,9 @@ impl BatterySave {
             Some(dir) => dir.join(file_name),
             None => rom.with_extension("sav"),
         };
+        // Absolute, so saves made while a Lua script has changed the working directory (to its
+        // own folder) still land where the user pointed.
+        let path = std::path::absolute(&path).unwrap_or(path);
         BatterySave {
             path,
             writable: true,

@@ -34,6 +34,8 @@ enum Command {
         output: Box<run::RunOutput>,
         #[command(flatten)]
         state: run::RunState,
+        #[command(flatten)]
+        lua: run::RunLua,
     },
     /// Play a ROM in a window, with sound, keyboard and gamepads (the main command).
     Play(play::PlayArgs),
@@ -56,6 +58,9 @@ enum Command {
         /// Number of runs; the median is reported.
         #[arg(long, default_value_t = 5)]
         runs: usize,
+        /// Run this Lua script alongside (measures the scripting and hook overhead).
+        #[arg(long, value_name = "SCRIPT")]
+        lua: Option<PathBuf>,
     },
     /// Run the public test-ROM suite described by a MANIFEST.toml.
     TestRoms(TestRomsArgs),
@@ -132,14 +137,41 @@ fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), String> 
     Ok(())
 }
 
-fn bench(rom: &Path, frames: u64, runs: usize) -> Result<(), String> {
-    let fresh = load(rom)?;
+fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(), String> {
+    let (fresh, image) = load_with_image(rom)?;
     let mut rates = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let mut nes = fresh.clone();
+        let mut host = match lua {
+            Some(script) => {
+                let options = nes_lua::HostOptions {
+                    save_dir: std::env::temp_dir(),
+                    rom_stem: "bench".to_string(),
+                    rom_image: image.clone(),
+                    arg: None,
+                    palette: nes::Palette::ntsc(),
+                };
+                let host =
+                    nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
+                // Power-on to the first boundary, where the script's first slice runs.
+                nes.run_frame();
+                Some(host)
+            }
+            None => None,
+        };
         let start = Instant::now();
         for _ in 0..frames {
-            nes.run_frame();
+            match &mut host {
+                Some(host) => {
+                    host.run_frame(&mut nes, nes_lua::FrameInput::default());
+                }
+                None => nes.run_frame(),
+            }
+        }
+        if let Some(host) = &mut host {
+            if let Some(error) = host.take_errors().into_iter().next() {
+                return Err(format!("lua error: {error}"));
+            }
         }
         let seconds = start.elapsed().as_secs_f64();
         rates.push(frames as f64 / seconds);
@@ -164,14 +196,20 @@ fn main() -> ExitCode {
             input,
             output,
             state,
-        } => run::run(&rom, frames, &input, &output, &state),
+            lua,
+        } => run::run(&rom, frames, &input, &output, &state, &lua),
         Command::Play(args) => play::run(&args),
         Command::Trace {
             rom,
             start_pc,
             lines,
         } => trace(&rom, start_pc, lines),
-        Command::Bench { rom, frames, runs } => bench(&rom, frames, runs),
+        Command::Bench {
+            rom,
+            frames,
+            runs,
+            lua,
+        } => bench(&rom, frames, runs, lua.as_deref()),
         Command::Sweep(args) => match sweep_command(&args) {
             Ok(code) => return code,
             Err(e) => Err(e),

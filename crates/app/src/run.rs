@@ -8,16 +8,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Buttons, Cartridge, Nes, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Cartridge, Nes, Palette, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::capture::{self, FrameList};
 use nes_app::output::{self, AtomicFile};
 use sha1::{Digest, Sha1};
 
+use crate::load_with_image;
+
 /// Shared with `nes play` and `nes sweep`.
 pub(crate) use nes_app::capture::load_palette;
-
-use crate::load_with_image;
 
 /// Where `nes run` takes controller input from, and where it records it.
 #[derive(Debug, clap::Args)]
@@ -37,6 +37,18 @@ pub(crate) struct RunInput {
     /// Record the run's input (whatever its source) as an FM2 movie.
     #[arg(long, value_name = "FM2")]
     record: Option<PathBuf>,
+}
+
+/// A Lua script driving the run (FCEUX-compatible, see the README).
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunLua {
+    /// Run this FCEUX Lua script alongside the game. Its `print` goes to stdout, its errors
+    /// to stderr; scripted presses and movies reach the game through `joypad.set`'s rules.
+    #[arg(long, value_name = "SCRIPT")]
+    pub(crate) lua: Option<PathBuf>,
+    /// The script's start-up argument (Lua global `arg`).
+    #[arg(long, value_name = "TEXT", requires = "lua")]
+    pub(crate) lua_arg: Option<String>,
 }
 
 /// Files `nes run` can write.
@@ -253,12 +265,56 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Start the Lua host for `--lua`, with slot files where battery saves go.
+fn start_lua(
+    lua: &RunLua,
+    rom: &Path,
+    image: &[u8],
+    save_dir: Option<&Path>,
+    palette: &Palette,
+) -> Result<Option<nes_lua::LuaHost>, String> {
+    let Some(script) = &lua.lua else {
+        return Ok(None);
+    };
+    let save_dir = match save_dir {
+        Some(dir) => dir.to_path_buf(),
+        None => rom.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let options = nes_lua::HostOptions {
+        save_dir: std::path::absolute(&save_dir).unwrap_or(save_dir),
+        rom_stem: rom
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        rom_image: image.to_vec(),
+        arg: lua.lua_arg.clone(),
+        palette: palette.clone(),
+    };
+    nes_lua::LuaHost::load(script, options)
+        .map(Some)
+        .map_err(|e| format!("lua: {e}"))
+}
+
+/// Pass the script's output on: `print` to stdout, errors and messages to stderr.
+fn drain_lua(host: &mut nes_lua::LuaHost) {
+    for line in host.take_output() {
+        println!("{line}");
+    }
+    for message in host.take_messages() {
+        eprintln!("lua message: {message}");
+    }
+    for error in host.take_errors() {
+        eprintln!("lua error: {error}");
+    }
+}
+
 pub(crate) fn run(
     rom: &Path,
     frames: Option<u64>,
     input: &RunInput,
     output: &RunOutput,
     state: &RunState,
+    lua: &RunLua,
 ) -> Result<(), String> {
     // Check the palette and the input files before spending time on the run.
     let palette = load_palette(output.palette.as_deref())?;
@@ -286,7 +342,12 @@ pub(crate) fn run(
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_else(|| "rom".to_owned());
-    if let Some(dir) = &output.capture_dir {
+    // Absolute: a Lua script runs in its own folder.
+    let capture_dir = output
+        .capture_dir
+        .as_deref()
+        .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    if let Some(dir) = &capture_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
@@ -309,8 +370,16 @@ pub(crate) fn run(
         _ => {}
     }
     let mut ram_log = output.ram_log.as_deref().map(RamLog::create).transpose()?;
-    let mut battery =
-        (!output.no_battery).then(|| BatterySave::for_rom(rom, output.save_dir.as_deref()));
+    let mut host = start_lua(lua, rom, &image, output.save_dir.as_deref(), &palette)?;
+    // Scripts run with their own folder as the working directory (FCEUX does so); paths the
+    // run itself uses during the loop are made absolute first.
+    let absolute_rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_path_buf());
+    let absolute_save_dir = output
+        .save_dir
+        .as_deref()
+        .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    let mut battery = (!output.no_battery)
+        .then(|| BatterySave::for_rom(&absolute_rom, absolute_save_dir.as_deref()));
     if let Some(battery) = &mut battery {
         match battery.load(&mut nes) {
             LoadOutcome::Loaded => eprintln!("battery save loaded: {}", battery.path().display()),
@@ -341,13 +410,66 @@ pub(crate) fn run(
     let mut ram = [0u8; 0x800];
     let mut ignored_commands = Commands::empty();
     let wav = output.wav.is_some();
+    let movie_length = match &source {
+        InputSource::Movie(movie) => movie.frames.len(),
+        _ => 0,
+    };
+    if let (Some(host), InputSource::Movie(movie)) = (host.as_mut(), &source) {
+        host.set_movie_status(nes_lua::MovieStatus {
+            playing: true,
+            recording: false,
+            length: movie.frames.len() as u64,
+            name: input
+                .movie
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            rerecords: u64::from(movie.header.rerecord_count),
+        });
+    } else if let (Some(host), Some(path)) = (host.as_mut(), input.record.as_deref()) {
+        host.set_movie_status(nes_lua::MovieStatus {
+            playing: false,
+            recording: true,
+            length: 0,
+            name: path.display().to_string(),
+            rerecords: 0,
+        });
+    }
+    // Runs one frame; returns the pads the game was given (the script may override them).
+    // `from_movie`: the pads are a playing movie's input, which wins over the script.
     // `frame` is the number (from 1) of the frame about to run: the pads are what $4016
     // returns from the vblank before picture `frame` until that picture is complete.
-    let mut run_frame = |nes: &mut Nes, frame: u64, pads: [Buttons; 2]| -> Result<(), String> {
-        nes.set_buttons(0, pads[0]);
-        nes.set_buttons(1, pads[1]);
-        nes.run_frame();
-        if let Some(dir) = &output.capture_dir {
+    let mut run_frame = |nes: &mut Nes,
+                         host: &mut Option<nes_lua::LuaHost>,
+                         frame: u64,
+                         pads: [Buttons; 2],
+                         from_movie: bool|
+     -> Result<[Buttons; 2], String> {
+        let pads = match host {
+            Some(host) => {
+                let input = if from_movie {
+                    nes_lua::FrameInput {
+                        user: [Buttons::empty(); 2],
+                        movie: Some(pads),
+                    }
+                } else {
+                    nes_lua::FrameInput {
+                        user: pads,
+                        movie: None,
+                    }
+                };
+                let given = host.run_frame(nes, input);
+                drain_lua(host);
+                given
+            }
+            None => {
+                nes.set_buttons(0, pads[0]);
+                nes.set_buttons(1, pads[1]);
+                nes.run_frame();
+                pads
+            }
+        };
+        if let Some(dir) = &capture_dir {
             if capture_frames.binary_search(&frame).is_ok() {
                 let files =
                     capture::write_capture(dir, &capture_name, frame, nes.frame_buffer(), &palette)
@@ -369,7 +491,7 @@ pub(crate) fn run(
         if let Some(battery) = &mut battery {
             battery.frame_done(nes).map_err(|e| e.to_string())?;
         }
-        Ok(())
+        Ok(pads)
     };
     // FM2 input is per frame *boundary* (scanline 240, where FCEUX starts its frames and the
     // Lua host latches input). Power-on leaves the PPU at scanline 0, so frame 1 runs from
@@ -378,36 +500,64 @@ pub(crate) fn run(
     // frame again. Frames are counted here because power restarts the console's own count.
     let mut boundary = 0usize;
     let start_up = source.input_at(usize::MAX, 1);
-    if frames > 0 && frame == 0 {
-        if input.record.is_some() && start_up != MovieFrame::default() {
-            eprintln!(
-                "warning: input on frame 1 (before the first frame boundary) cannot be stored in \
-                 an FM2 and is not recorded"
-            );
+    let original_dir = std::env::current_dir().ok();
+    if let Some(dir) = lua.lua.as_deref().and_then(Path::parent) {
+        if !dir.as_os_str().is_empty() {
+            std::env::set_current_dir(dir)
+                .map_err(|e| format!("cannot enter the script's folder {}: {e}", dir.display()))?;
         }
-        run_frame(&mut nes, 1, start_up.pads)?;
-        frame += 1;
     }
-    while frame < frames {
-        let line = source.input_at(boundary, frame + 1);
-        boundary += 1;
-        if input.record.is_some() {
-            recorded.push(line);
-        }
-        ignored_commands |= line.command - (Commands::POWER | Commands::SOFT_RESET);
-        if line.command.contains(Commands::POWER) {
-            nes.power_cycle();
-            run_frame(&mut nes, frame + 1, line.pads)?;
-            frame += 1;
-            if frame == frames {
-                break;
+    let result = (|| -> Result<(), String> {
+        // A loaded state starts past frame 1 (at a boundary): no start-up frame then.
+        if frames > 0 && frame == 0 {
+            if input.record.is_some() && start_up != MovieFrame::default() {
+                eprintln!(
+                    "warning: input on frame 1 (before the first frame boundary) cannot be stored \
+                     in an FM2 and is not recorded"
+                );
             }
-        } else if line.command.contains(Commands::SOFT_RESET) {
-            nes.soft_reset();
+            // Power-on to the first boundary: the script's first slice runs at that boundary.
+            nes.set_buttons(0, start_up.pads[0]);
+            nes.set_buttons(1, start_up.pads[1]);
+            let mut no_host = None;
+            run_frame(&mut nes, &mut no_host, 1, start_up.pads, false)?;
+            frame += 1;
         }
-        run_frame(&mut nes, frame + 1, line.pads)?;
-        frame += 1;
+        while frame < frames {
+            let line = source.input_at(boundary, frame + 1);
+            let from_movie = boundary < movie_length;
+            boundary += 1;
+            ignored_commands |= line.command - (Commands::POWER | Commands::SOFT_RESET);
+            if line.command.contains(Commands::POWER) {
+                nes.power_cycle();
+                run_frame(&mut nes, &mut host, frame + 1, line.pads, from_movie)?;
+                frame += 1;
+                if frame == frames {
+                    if input.record.is_some() {
+                        recorded.push(line);
+                    }
+                    break;
+                }
+            } else if line.command.contains(Commands::SOFT_RESET) {
+                nes.soft_reset();
+            }
+            let given = run_frame(&mut nes, &mut host, frame + 1, line.pads, from_movie)?;
+            frame += 1;
+            if input.record.is_some() {
+                // What the game received, script overrides included.
+                recorded.push(MovieFrame {
+                    command: line.command,
+                    pads: given,
+                });
+            }
+        }
+        Ok(())
+    })();
+    if let Some(dir) = original_dir {
+        // Back to where the output paths were given relative to.
+        let _ = std::env::set_current_dir(dir);
     }
+    result?;
     if !ignored_commands.is_empty() {
         eprintln!(
             "warning: movie commands ignored (no FDS or VS. System here): {:?}",
@@ -436,10 +586,21 @@ pub(crate) fn run(
         println!("state: {} (frame {})", path.display(), nes.frame_count());
     }
     if let Some(path) = &output.screenshot {
-        let rgba = nes.frame_rgba(&palette);
+        let mut rgba = nes.frame_rgba(&palette);
+        if let Some(host) = &host {
+            host.composite_overlay(&mut rgba);
+        }
         output::save_png(path, &rgba, SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32)
             .map_err(|e| e.to_string())?;
         println!("screenshot: {}", path.display());
+    }
+    // The script ends with the run (registerexit runs); after the screenshot, which shows its
+    // overlay.
+    if let Some(host) = &mut host {
+        if host.running() {
+            host.stop(&mut nes);
+        }
+        drain_lua(host);
     }
     if let Some(path) = &output.wav {
         output::save_wav(path, &audio, output.sample_rate).map_err(|e| e.to_string())?;

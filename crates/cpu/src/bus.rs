@@ -19,6 +19,8 @@
 //! So a DMA request, or a change of an interrupt line, made while the console runs cycle N
 //! (inside `read`/`write`) is seen by the CPU at the end of cycle N / before cycle N+1.
 
+use crate::Cpu;
+
 /// Which DMA unit performs a DMA get cycle (see [`Bus::dma_read`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DmaKind {
@@ -100,4 +102,46 @@ pub trait Bus {
     /// IRQ raised here is therefore first seen at the end of the next cycle.
     #[inline]
     fn dmc_dma_complete(&mut self, _value: u8) {}
+
+    // ----- memory hooks (debuggers, scripting) ---------------------------------------------
+    //
+    // The CPU asks `*_hooked(addr)` after each access and calls the matching `*_hook` only when
+    // it says yes. The defaults answer a constant `false`, so a bus without hooks compiles to
+    // exactly the code it had before; a hooking bus should answer from a bitmap with an "any"
+    // flag first, so an unhooked access costs one well-predicted branch. The hook gets the
+    // whole CPU: it may read and change registers (and the bus it is called on).
+
+    /// Whether an exec hook wants the opcode fetch at `addr`.
+    #[inline(always)]
+    fn exec_hooked(&self, _addr: u16) -> bool {
+        false
+    }
+
+    /// Called right after an opcode fetch from `cpu.pc` (PC still at the opcode). Changes the
+    /// hook makes to the registers apply to the fetched instruction; a new PC does not cancel
+    /// the fetched opcode: its operands are read from the new PC + 1.
+    #[inline(always)]
+    fn exec_hook(&mut self, _cpu: &mut Cpu) {}
+
+    /// Whether a write hook wants a store to `addr`.
+    #[inline(always)]
+    fn write_hooked(&self, _addr: u16) -> bool {
+        false
+    }
+
+    /// Called after a CPU store of `value` to `addr` has completed (once per store: the dummy
+    /// write of a read-modify-write instruction is not reported, DMA writes neither).
+    #[inline(always)]
+    fn write_hook(&mut self, _cpu: &mut Cpu, _addr: u16, _value: u8) {}
+
+    /// Whether a read hook wants a CPU read of `addr`.
+    #[inline(always)]
+    fn read_hooked(&self, _addr: u16) -> bool {
+        false
+    }
+
+    /// Called after a CPU read cycle (dummy reads included, DMA reads not) of `addr` returned
+    /// `value`.
+    #[inline(always)]
+    fn read_hook(&mut self, _cpu: &mut Cpu, _addr: u16, _value: u8) {}
 }

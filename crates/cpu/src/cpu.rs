@@ -136,8 +136,12 @@ impl Cpu {
             return;
         }
         let opcode = self.read(bus, self.pc);
-        // Hook point for execution callbacks (FCEUX `memory.registerexec` semantics): the
-        // opcode has been fetched and PC still holds its address.
+        // Exec hooks (FCEUX `memory.registerexec` semantics): the opcode has been fetched and
+        // PC still holds its address; whatever PC the hook leaves, the fetched opcode runs
+        // with its operands read from PC + 1.
+        if bus.exec_hooked(self.pc) {
+            bus.exec_hook(self);
+        }
         self.pc = self.pc.wrapping_add(1);
         self.execute(bus, opcode);
     }
@@ -174,12 +178,25 @@ impl Cpu {
         }
         let value = bus.read(addr);
         self.end_cycle(bus);
+        if bus.read_hooked(addr) {
+            bus.read_hook(self, addr, value);
+        }
         value
     }
 
     /// One write cycle. RDY is ignored during writes, so DMA never starts here.
     #[inline(always)]
     pub(crate) fn write<B: Bus>(&mut self, bus: &mut B, addr: u16, value: u8) {
+        self.write_unhooked(bus, addr, value);
+        if bus.write_hooked(addr) {
+            bus.write_hook(self, addr, value);
+        }
+    }
+
+    /// A write cycle that memory hooks do not report: the dummy write of a read-modify-write
+    /// instruction (hooks see its final write only, as FCEUX reports stores).
+    #[inline(always)]
+    pub(crate) fn write_unhooked<B: Bus>(&mut self, bus: &mut B, addr: u16, value: u8) {
         bus.write(addr, value);
         self.end_cycle(bus);
     }

@@ -180,7 +180,7 @@ impl Cpu {
     ) {
         let address = self.write_address(bus, mode);
         let value = self.read(bus, address);
-        self.write(bus, address, value);
+        self.write_unhooked(bus, address, value);
         let result = operation(self, value);
         self.poll_interrupts(bus);
         self.write(bus, address, result);

@@ -6,6 +6,7 @@
 mod bus;
 mod controller;
 pub mod fm2;
+mod hooks;
 pub mod input_schedule;
 mod power_on;
 mod rewind;
@@ -15,6 +16,7 @@ mod trace;
 use bus::SystemBus;
 use nes_cpu::{Cpu, Status};
 
+pub use hooks::{AddressSet, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
 pub use power_on::PowerOnRam;

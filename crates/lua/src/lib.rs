@@ -1,0 +1,650 @@
+//! An FCEUX-compatible Lua host: FCEUX 2.2.2 scripts run unchanged on the emulator.
+//!
+//! The specification is `fceux-lua-api.md` (shared docs). In short: the script's main chunk is
+//! a coroutine resumed once per frame at the FCEUX frame boundary (scanline 240, rounded up to
+//! an instruction boundary); `emu.frameadvance()` yields; memory hooks fire synchronously inside
+//! CPU instructions through [`nes::MemoryHooks`]; the API namespaces are `emu` (`FCEU`),
+//! `memory`, `joypad`, `gui`, `savestate`, `rom`, `input`, `zapper`, `movie`, `bit` and stubs.
+//!
+//! Use: [`LuaHost::load`] a script, then call [`LuaHost::run_frame`] instead of
+//! `Nes::run_frame` for every frame that starts at a frame boundary.
+
+mod api;
+mod bitlib;
+mod format;
+mod full_stdlib;
+mod gui;
+mod machine;
+mod state;
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use mlua::thread::ThreadStatus;
+use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
+use nes::{Buttons, HookMachine, HookMap, MemoryHooks, Nes, Palette};
+
+pub use gui::Overlay;
+use machine::lend;
+
+/// How fast the script asked the emulator to run (`emu.speedmode`). Headless runs are
+/// unthrottled whatever the mode; a window honours it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpeedMode {
+    #[default]
+    Normal,
+    NoThrottle,
+    Turbo,
+    Maximum,
+}
+
+/// The input of one frame, before the script's overrides.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameInput {
+    /// What the user (scripted presses, keyboard) holds on pads 1 and 2.
+    pub user: [Buttons; 2],
+    /// A playing movie's input: it replaces the pads after the overrides are applied.
+    pub movie: Option<[Buttons; 2]>,
+}
+
+/// Where the host keeps files and how it reports.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    /// Folder for `savestate` slot files (`<rom stem>.state<N>`).
+    pub save_dir: PathBuf,
+    /// The ROM file's name without extension (slot file names, `rom.getfilename`).
+    pub rom_stem: String,
+    /// The ROM file's bytes (`rom.readbyte`, `rom.gethash`).
+    pub rom_image: Vec<u8>,
+    /// The start-up argument (`arg`).
+    pub arg: Option<String>,
+    /// The palette `emu.getscreenpixel` and `P00`-`P3F` colours use.
+    pub palette: Palette,
+}
+
+/// A script could not be started.
+#[derive(Debug)]
+pub enum LoadError {
+    Read(PathBuf, std::io::Error),
+    /// A Lua error (a compile error reads `name.lua:LINE: message`).
+    Lua(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Read(path, e) => write!(f, "cannot read {}: {e}", path.display()),
+            LoadError::Lua(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Which part of the frame Lua code is running in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Phase {
+    #[default]
+    Outside,
+    /// The main coroutine's slice at a boundary.
+    Main,
+    /// `registerbefore/after/exit`, `gui.register`, `registersave/load`.
+    Callback,
+    /// A memory hook, mid-instruction.
+    MemoryHook,
+}
+
+/// One pad's overrides from `joypad.set` (bit masks, `BUTTON` order).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PadOverride {
+    pub(crate) on: u8,
+    pub(crate) off: u8,
+    pub(crate) invert: u8,
+}
+
+impl PadOverride {
+    pub(crate) fn apply(self, user: u8) -> u8 {
+        ((user ^ self.invert) & !self.off) | self.on
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HookKind {
+    Exec,
+    Write,
+    Read,
+}
+
+/// A savestate object's content.
+#[derive(Debug, Default)]
+pub(crate) struct StateSlot {
+    pub(crate) data: Option<Vec<u8>>,
+    /// The numbered slot (0-9) it belongs to, if any.
+    pub(crate) slot: Option<u8>,
+}
+
+/// State the API functions share with the host (Lua closures hold an `Rc` of it).
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub(crate) phase: Phase,
+    pub(crate) hook_changes: Vec<(HookKind, u16, bool)>,
+    pub(crate) output: Vec<String>,
+    pub(crate) messages: Vec<String>,
+    pub(crate) overrides: [PadOverride; 4],
+    /// The pads as latched for the last frame (user input and overrides combined).
+    pub(crate) latched: [u8; 4],
+    pub(crate) frame_count: u64,
+    pub(crate) lag_count: u64,
+    pub(crate) lag_flag: bool,
+    pub(crate) paused: bool,
+    pub(crate) speed: SpeedMode,
+    pub(crate) overlay: Overlay,
+    pub(crate) states: Vec<StateSlot>,
+    pub(crate) save_dir: PathBuf,
+    pub(crate) rom_stem: String,
+    /// Header, PRG, CHR: what `rom.readbyte` indexes.
+    pub(crate) rom_file: Vec<u8>,
+    pub(crate) rom_md5: String,
+    pub(crate) palette: Option<Palette>,
+    pub(crate) movie: MovieStatus,
+    pub(crate) cycle_base: u64,
+}
+
+/// What the app tells the host about movie playback (`movie.*`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MovieStatus {
+    pub playing: bool,
+    pub recording: bool,
+    /// Frames in the movie.
+    pub length: u64,
+    pub name: String,
+    pub rerecords: u64,
+}
+
+/// Lua-visible registries, kept in the Lua state.
+#[derive(Debug, Clone)]
+pub(crate) struct Registries {
+    pub(crate) exec: Table,
+    pub(crate) write: Table,
+    pub(crate) read: Table,
+    /// `before`, `after`, `exit`, `gui`, `save`, `load`.
+    pub(crate) callbacks: Table,
+}
+
+impl Registries {
+    pub(crate) fn hooks(&self, kind: HookKind) -> &Table {
+        match kind {
+            HookKind::Exec => &self.exec,
+            HookKind::Write => &self.write,
+            HookKind::Read => &self.read,
+        }
+    }
+}
+
+/// A loaded script and its Lua state.
+pub struct LuaHost {
+    lua: Lua,
+    shared: Rc<RefCell<Shared>>,
+    registries: Registries,
+    /// The bitmaps the CPU consults on every access (synced from `Shared::hook_changes`).
+    map: HookMap,
+    main: Option<Thread>,
+    sentinel: Value,
+    /// The script was stopped (error or `stop`): nothing of it runs any more.
+    stopped: bool,
+    /// A memory hook failed during the current frame: stop after the instruction and frame.
+    stop_pending: bool,
+    errors: Vec<String>,
+    script_name: String,
+}
+
+impl std::fmt::Debug for LuaHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LuaHost")
+            .field("script", &self.script_name)
+            .field("stopped", &self.stopped)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The text of a Lua error: the innermost message, without mlua's wrapping or traceback.
+pub(crate) fn error_text(error: &mlua::Error) -> String {
+    let text = match error {
+        mlua::Error::CallbackError { cause, .. } => return error_text(cause),
+        mlua::Error::RuntimeError(msg) | mlua::Error::SyntaxError { message: msg, .. } => {
+            msg.clone()
+        }
+        mlua::Error::WithContext { cause, .. } => return error_text(cause),
+        other => other.to_string(),
+    };
+    match text.find("\nstack traceback:") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}
+
+impl LuaHost {
+    /// Load the script at `path` (nothing runs until the first [`LuaHost::run_frame`]).
+    pub fn load(path: &Path, options: HostOptions) -> Result<LuaHost, LoadError> {
+        let source = std::fs::read(path).map_err(|e| LoadError::Read(path.to_path_buf(), e))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "script.lua".to_string());
+        LuaHost::load_source(&name, &source, options)
+    }
+
+    /// Load a script from memory; `name` is its file name as errors show it.
+    pub fn load_source(
+        name: &str,
+        source: &[u8],
+        options: HostOptions,
+    ) -> Result<LuaHost, LoadError> {
+        let lua_error = |e: mlua::Error| LoadError::Lua(error_text(&e));
+        // FCEUX opens every standard library, `debug` included (mlua leaves it out by default).
+        let lua = full_stdlib::lua_with_all_libraries();
+        let (prg_len, chr_len, trainer) = ines_layout(&options.rom_image);
+        let body_start = 16 + if trainer { 512 } else { 0 };
+        let body = |len: usize, from: usize| {
+            options
+                .rom_image
+                .get(from..(from + len).min(options.rom_image.len()))
+                .unwrap_or_default()
+                .to_vec()
+        };
+        let prg = body(prg_len, body_start);
+        let chr = body(chr_len, body_start + prg_len);
+        let mut rom_file = options.rom_image.get(..16).unwrap_or_default().to_vec();
+        rom_file.extend_from_slice(&prg);
+        rom_file.extend_from_slice(&chr);
+        let rom_md5 = {
+            use md5::{Digest, Md5};
+            let mut hash = Md5::new();
+            hash.update(&prg);
+            hash.update(&chr);
+            hash.finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        let shared = Rc::new(RefCell::new(Shared {
+            save_dir: options.save_dir,
+            rom_stem: options.rom_stem,
+            rom_file,
+            rom_md5,
+            palette: Some(options.palette),
+            ..Shared::default()
+        }));
+        let registries = Registries {
+            exec: lua.create_table().map_err(lua_error)?,
+            write: lua.create_table().map_err(lua_error)?,
+            read: lua.create_table().map_err(lua_error)?,
+            callbacks: lua.create_table().map_err(lua_error)?,
+        };
+        let sentinel = Value::Table(lua.create_table().map_err(lua_error)?);
+        api::install(
+            &lua,
+            &shared,
+            &registries,
+            &sentinel,
+            options.arg.as_deref(),
+        )
+        .map_err(lua_error)?;
+        let chunk = lua
+            .load(source)
+            .set_name(format!("@{name}"))
+            .into_function()
+            .map_err(lua_error)?;
+        let main = lua.create_thread(chunk).map_err(lua_error)?;
+        Ok(LuaHost {
+            lua,
+            shared,
+            registries,
+            map: HookMap::default(),
+            main: Some(main),
+            sentinel,
+            stopped: false,
+            stop_pending: false,
+            errors: Vec::new(),
+            script_name: name.to_string(),
+        })
+    }
+
+    /// Run one frame the FCEUX way (spec section 2): the boundary slice of the main coroutine,
+    /// the input latch, `registerbefore`, the frame with memory hooks, `gui.register` and the
+    /// overlay, `registerafter`, lag accounting. Returns the pads the game was given.
+    pub fn run_frame(&mut self, nes: &mut Nes, input: FrameInput) -> [Buttons; 2] {
+        if self.stopped {
+            let pads = input.movie.unwrap_or(input.user);
+            nes.set_buttons(0, pads[0]);
+            nes.set_buttons(1, pads[1]);
+            nes.run_frame();
+            return pads;
+        }
+        // 1. Boundary.
+        self.resume_main(nes);
+        // 2. Input latch.
+        let pads = {
+            let mut shared = self.shared.borrow_mut();
+            let user = [input.user[0].bits(), input.user[1].bits(), 0, 0];
+            let mut latched = [0u8; 4];
+            for (i, pad) in latched.iter_mut().enumerate() {
+                *pad = shared.overrides[i].apply(user[i]);
+            }
+            shared.overrides = [PadOverride::default(); 4];
+            if let Some(movie) = input.movie {
+                latched[0] = movie[0].bits();
+                latched[1] = movie[1].bits();
+            }
+            shared.latched = latched;
+            shared.frame_count += 1;
+            shared.lag_flag = true;
+            [
+                Buttons::from_bits_retain(latched[0]),
+                Buttons::from_bits_retain(latched[1]),
+            ]
+        };
+        nes.set_buttons(0, pads[0]);
+        nes.set_buttons(1, pads[1]);
+        // 3. registerbefore.
+        self.run_frame_callback(nes, "before");
+        // 4. The frame.
+        if self.stopped {
+            nes.run_frame();
+        } else if self.map.exec.any() || self.map.write.any() || self.map.read.any() {
+            self.shared.borrow_mut().phase = Phase::MemoryHook;
+            nes.run_frame_hooked(self);
+            self.shared.borrow_mut().phase = Phase::Outside;
+            if self.stop_pending {
+                self.stop(nes);
+            }
+        } else {
+            nes.run_frame();
+        }
+        self.shared.borrow_mut().lag_flag = nes.lagged();
+        if !self.stopped {
+            // 5. gui.register, then the overlay is composited.
+            self.run_frame_callback(nes, "gui");
+            self.shared.borrow_mut().overlay.present();
+            // 6. registerafter and lag accounting.
+            self.run_frame_callback(nes, "after");
+        }
+        let mut shared = self.shared.borrow_mut();
+        if shared.lag_flag {
+            shared.lag_count += 1;
+        }
+        pads
+    }
+
+    /// Resume the main coroutine for its boundary slice.
+    fn resume_main(&mut self, nes: &mut Nes) {
+        let Some(main) = self.main.clone() else {
+            return;
+        };
+        if self.shared.borrow().paused || main.status() != ThreadStatus::Resumable {
+            return;
+        }
+        self.shared.borrow_mut().phase = Phase::Main;
+        let result = lend(&self.lua, nes, || main.resume::<MultiValue>(()));
+        self.shared.borrow_mut().phase = Phase::Outside;
+        self.sync_hooks();
+        match result {
+            Err(error) => {
+                self.report(&error);
+                self.stop(nes);
+            }
+            Ok(values) => {
+                let frameadvance = main.status() == ThreadStatus::Resumable
+                    && values.front().is_some_and(|v| *v == self.sentinel);
+                if !frameadvance {
+                    // Returned, or a bare yield: "died of natural causes". Hooks stay live.
+                    self.main = None;
+                    let mut shared = self.shared.borrow_mut();
+                    shared.overrides = [PadOverride::default(); 4];
+                    shared.speed = SpeedMode::Normal;
+                    shared.overlay.clear_pending();
+                }
+            }
+        }
+    }
+
+    /// Call one of the frame callbacks (`before`, `after`, `gui`) if registered.
+    fn run_frame_callback(&mut self, nes: &mut Nes, which: &str) {
+        if self.stopped {
+            return;
+        }
+        let callback: Option<Function> = self.registries.callbacks.raw_get(which).ok().flatten();
+        let Some(callback) = callback else {
+            return;
+        };
+        self.shared.borrow_mut().phase = Phase::Callback;
+        let result = lend(&self.lua, nes, || callback.call::<()>(()));
+        self.shared.borrow_mut().phase = Phase::Outside;
+        self.sync_hooks();
+        if let Err(error) = result {
+            self.report(&error);
+            if which == "gui" {
+                // FCEUX drops a failing gui.register callback and keeps the script.
+                let _ = self.registries.callbacks.raw_set(which, Value::Nil);
+            } else {
+                self.stop(nes);
+            }
+        }
+    }
+
+    fn report(&mut self, error: &mlua::Error) {
+        self.errors.push(error_text(error));
+    }
+
+    /// Apply the hook (un)registrations the script made to the CPU's bitmaps.
+    fn sync_hooks(&mut self) {
+        let mut shared = self.shared.borrow_mut();
+        for (kind, addr, present) in shared.hook_changes.drain(..) {
+            let set = match kind {
+                HookKind::Exec => &mut self.map.exec,
+                HookKind::Write => &mut self.map.write,
+                HookKind::Read => &mut self.map.read,
+            };
+            set.set(addr, present);
+        }
+    }
+
+    /// Stop the script (user request or error): `registerexit` runs once, hooks and
+    /// callbacks are dropped, overrides and speed reset.
+    pub fn stop(&mut self, nes: &mut Nes) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        self.stop_pending = false;
+        self.map.clear();
+        self.main = None;
+        let exit: Option<Function> = self.registries.callbacks.raw_get("exit").ok().flatten();
+        if let Some(exit) = exit {
+            self.shared.borrow_mut().phase = Phase::Callback;
+            let result = lend(&self.lua, nes, || exit.call::<()>(()));
+            self.shared.borrow_mut().phase = Phase::Outside;
+            if let Err(error) = result {
+                self.report(&error);
+            }
+        }
+        for table in [
+            &self.registries.exec,
+            &self.registries.write,
+            &self.registries.read,
+            &self.registries.callbacks,
+        ] {
+            let _ = table.clear();
+        }
+        let mut shared = self.shared.borrow_mut();
+        shared.hook_changes.clear();
+        shared.overrides = [PadOverride::default(); 4];
+        shared.speed = SpeedMode::Normal;
+        shared.paused = false;
+        shared.overlay = Overlay::default();
+    }
+
+    /// Whether the script still runs (not stopped by an error or [`LuaHost::stop`]).
+    pub fn running(&self) -> bool {
+        !self.stopped
+    }
+
+    /// Whether the main coroutine is still alive (it has not returned or failed).
+    pub fn main_alive(&self) -> bool {
+        self.main.is_some()
+    }
+
+    /// Lines the script printed since the last call.
+    pub fn take_output(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.shared.borrow_mut().output)
+    }
+
+    /// Error reports (`name.lua:LINE: message`) since the last call.
+    pub fn take_errors(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    /// `emu.message` texts since the last call.
+    pub fn take_messages(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.shared.borrow_mut().messages)
+    }
+
+    pub fn speed_mode(&self) -> SpeedMode {
+        self.shared.borrow().speed
+    }
+
+    /// `emu.pause()` was called and `emu.unpause()` not yet.
+    pub fn paused(&self) -> bool {
+        self.shared.borrow().paused
+    }
+
+    /// `emu.framecount()`.
+    pub fn frame_count(&self) -> u64 {
+        self.shared.borrow().frame_count
+    }
+
+    /// Tell the host about movie playback or recording (`movie.*`).
+    pub fn set_movie_status(&mut self, status: MovieStatus) {
+        self.shared.borrow_mut().movie = status;
+    }
+
+    /// Draw the overlay of the last frame over `rgba` (256x240 RGBA, e.g. `Nes::frame_rgba`).
+    pub fn composite_overlay(&self, rgba: &mut [u8]) {
+        self.shared.borrow().overlay.composite(rgba);
+    }
+
+    /// The overlay shown over the last frame: 256x240 RGBA, straight alpha.
+    pub fn overlay_rgba(&self) -> Vec<u8> {
+        self.shared.borrow().overlay.shown().to_vec()
+    }
+
+    /// A user save to slot `slot` (0-9): fires `savestate.registersave`; returns its values
+    /// serialised for [`LuaHost::user_loaded_slot`] (kept inside the host).
+    pub fn user_saved_slot(&mut self, nes: &mut Nes, slot: u8) {
+        let callback: Option<Function> = self.registries.callbacks.raw_get("save").ok().flatten();
+        let Some(callback) = callback else { return };
+        self.shared.borrow_mut().phase = Phase::Callback;
+        let result = lend(&self.lua, nes, || callback.call::<MultiValue>(slot));
+        self.shared.borrow_mut().phase = Phase::Outside;
+        match result {
+            Ok(values) => {
+                if let Ok(saved) = self.lua.create_sequence_from(values) {
+                    let _ = self
+                        .registries
+                        .callbacks
+                        .raw_set(format!("saved{slot}"), saved);
+                }
+            }
+            Err(error) => {
+                self.report(&error);
+                let _ = self.registries.callbacks.raw_set("save", Value::Nil);
+            }
+        }
+    }
+
+    /// A user load of slot `slot`: fires `savestate.registerload` with the slot number and the
+    /// values the save callback returned for that slot.
+    pub fn user_loaded_slot(&mut self, nes: &mut Nes, slot: u8) {
+        let callback: Option<Function> = self.registries.callbacks.raw_get("load").ok().flatten();
+        let Some(callback) = callback else { return };
+        let saved: Option<Table> = self
+            .registries
+            .callbacks
+            .raw_get(format!("saved{slot}"))
+            .ok()
+            .flatten();
+        let mut args = MultiValue::new();
+        args.push_back(Value::Integer(i64::from(slot)));
+        if let Some(saved) = saved {
+            for value in saved.sequence_values::<Value>().flatten() {
+                args.push_back(value);
+            }
+        }
+        self.shared.borrow_mut().phase = Phase::Callback;
+        let result = lend(&self.lua, nes, || callback.call::<()>(args));
+        self.shared.borrow_mut().phase = Phase::Outside;
+        if let Err(error) = result {
+            self.report(&error);
+            let _ = self.registries.callbacks.raw_set("load", Value::Nil);
+        }
+    }
+
+    /// Dispatch one memory hook.
+    fn dispatch(&mut self, kind: HookKind, machine: &mut HookMachine<'_>, addr: u16, value: u8) {
+        if self.stop_pending || self.stopped {
+            return;
+        }
+        let callback: Option<Function> = self.registries.hooks(kind).raw_get(addr).ok().flatten();
+        let Some(callback) = callback else {
+            return;
+        };
+        let result = lend(&self.lua, machine, || callback.call::<()>((addr, 1, value)));
+        self.sync_hooks();
+        if let Err(error) = result {
+            self.report(&error);
+            // Dispatch stops at once; the instruction finishes, then the script is stopped.
+            self.stop_pending = true;
+            self.map.clear();
+        }
+    }
+}
+
+impl MemoryHooks for LuaHost {
+    #[inline(always)]
+    fn map(&self) -> &HookMap {
+        &self.map
+    }
+
+    fn on_exec(&mut self, machine: &mut HookMachine<'_>, addr: u16) {
+        self.dispatch(HookKind::Exec, machine, addr, 0);
+    }
+
+    fn on_write(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8) {
+        self.dispatch(HookKind::Write, machine, addr, value);
+    }
+
+    fn on_read(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8) {
+        self.dispatch(HookKind::Read, machine, addr, value);
+    }
+}
+
+/// PRG and CHR sizes and the trainer flag of an iNES image (zeros when it is not one).
+fn ines_layout(image: &[u8]) -> (usize, usize, bool) {
+    if image.len() < 16 || &image[..4] != b"NES\x1A" {
+        return (0, 0, false);
+    }
+    let nes2 = image[7] & 0x0C == 0x08;
+    let (prg_units, chr_units) = if nes2 {
+        (
+            usize::from(image[4]) | (usize::from(image[9] & 0x0F) << 8),
+            usize::from(image[5]) | (usize::from(image[9] >> 4) << 8),
+        )
+    } else {
+        (usize::from(image[4]), usize::from(image[5]))
+    };
+    (prg_units * 0x4000, chr_units * 0x2000, image[6] & 0x04 != 0)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,361 @@
+//! Memory hooks for scripting and debugging (FCEUX's `memory.registerexec/write/read`).
+//!
+//! A [`MemoryHooks`] implementation is lent to [`Nes::run_frame_hooked`] for one frame. The
+//! console then runs its CPU on a [`HookedBus`], a thin wrapper around the system bus that
+//! answers the CPU's "is this address hooked?" questions from the handler's [`HookMap`] and
+//! calls the handler with a [`HookMachine`] (registers and memory) when one is. Runs without
+//! a handler use the plain system bus, whose hook questions are constant `false`: they cost
+//! nothing at all.
+
+use nes_cpu::{Bus, Cpu, DmaKind, Status};
+
+use crate::bus::SystemBus;
+use crate::{CpuRegisters, Nes};
+
+/// One bit per CPU address, plus a count so "nothing hooked" is one test.
+#[derive(Clone)]
+pub struct AddressSet {
+    bits: Box<[u64; 1024]>,
+    len: u32,
+}
+
+impl std::fmt::Debug for AddressSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AddressSet")
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl Default for AddressSet {
+    fn default() -> Self {
+        AddressSet {
+            bits: Box::new([0; 1024]),
+            len: 0,
+        }
+    }
+}
+
+impl AddressSet {
+    /// Whether any address is in the set.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        self.len != 0
+    }
+
+    #[inline(always)]
+    pub fn contains(&self, addr: u16) -> bool {
+        self.bits[usize::from(addr >> 6)] & (1 << (addr & 63)) != 0
+    }
+
+    /// Add (`true`) or remove `addr`.
+    pub fn set(&mut self, addr: u16, present: bool) {
+        let word = &mut self.bits[usize::from(addr >> 6)];
+        let mask = 1u64 << (addr & 63);
+        let was = *word & mask != 0;
+        if present && !was {
+            *word |= mask;
+            self.len += 1;
+        } else if !present && was {
+            *word &= !mask;
+            self.len -= 1;
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.bits.fill(0);
+        self.len = 0;
+    }
+
+    /// Number of addresses in the set.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Which addresses have a hook of each kind.
+#[derive(Debug, Clone, Default)]
+pub struct HookMap {
+    pub exec: AddressSet,
+    pub write: AddressSet,
+    pub read: AddressSet,
+}
+
+impl HookMap {
+    pub fn clear(&mut self) {
+        self.exec.clear();
+        self.write.clear();
+        self.read.clear();
+    }
+}
+
+/// What a memory hook may touch while the CPU is stopped inside an instruction.
+#[derive(Debug)]
+pub struct HookMachine<'a> {
+    cpu: &'a mut Cpu,
+    bus: &'a mut SystemBus,
+}
+
+impl HookMachine<'_> {
+    /// Side-effect-free read through the CPU map (see [`Nes::peek`]).
+    pub fn peek(&self, addr: u16) -> u8 {
+        self.bus.peek(addr)
+    }
+
+    /// A debugger store (see [`Nes::poke`]); it fires no hook.
+    pub fn poke(&mut self, addr: u16, value: u8) {
+        self.bus.poke(addr, value);
+    }
+
+    pub fn cpu_registers(&self) -> CpuRegisters {
+        registers_of(self.cpu)
+    }
+
+    /// Change the registers (the cycle count is kept).
+    pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
+        set_registers_of(self.cpu, regs);
+    }
+}
+
+pub(crate) fn registers_of(cpu: &Cpu) -> CpuRegisters {
+    CpuRegisters {
+        pc: cpu.pc,
+        a: cpu.a,
+        x: cpu.x,
+        y: cpu.y,
+        s: cpu.s,
+        p: cpu.p.bits(),
+        cycles: cpu.cycles(),
+    }
+}
+
+pub(crate) fn set_registers_of(cpu: &mut Cpu, regs: CpuRegisters) {
+    cpu.pc = regs.pc;
+    cpu.a = regs.a;
+    cpu.x = regs.x;
+    cpu.y = regs.y;
+    cpu.s = regs.s;
+    cpu.p = Status::from_bits_retain(regs.p);
+}
+
+/// A memory-hook handler (the Lua host). The console asks `map()` on every CPU access, so it
+/// should return a field.
+pub trait MemoryHooks {
+    fn map(&self) -> &HookMap;
+    /// The opcode at `machine.cpu_registers().pc` was fetched and is about to execute.
+    fn on_exec(&mut self, machine: &mut HookMachine<'_>, addr: u16);
+    /// `value` was stored at `addr`.
+    fn on_write(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8);
+    /// `value` was read from `addr`.
+    fn on_read(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8);
+}
+
+/// The system bus with a hook handler attached (see the module docs).
+pub(crate) struct HookedBus<'a, H: MemoryHooks> {
+    pub(crate) bus: &'a mut SystemBus,
+    pub(crate) hooks: &'a mut H,
+}
+
+impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
+    #[inline(always)]
+    fn read(&mut self, addr: u16) -> u8 {
+        self.bus.read(addr)
+    }
+    #[inline(always)]
+    fn write(&mut self, addr: u16, value: u8) {
+        self.bus.write(addr, value)
+    }
+    #[inline(always)]
+    fn nmi_line(&self) -> bool {
+        self.bus.nmi_line()
+    }
+    #[inline(always)]
+    fn irq_line(&self) -> bool {
+        self.bus.irq_line()
+    }
+    #[inline(always)]
+    fn dma_requested(&self) -> bool {
+        self.bus.dma_requested()
+    }
+    #[inline]
+    fn dma_read(&mut self, addr: u16, halted_cpu_addr: u16, kind: DmaKind) -> u8 {
+        self.bus.dma_read(addr, halted_cpu_addr, kind)
+    }
+    #[inline]
+    fn oam_dma_page(&self) -> Option<u8> {
+        self.bus.oam_dma_page()
+    }
+    #[inline]
+    fn oam_dma_started(&mut self) {
+        self.bus.oam_dma_started()
+    }
+    #[inline]
+    fn dmc_dma_address(&self) -> Option<u16> {
+        self.bus.dmc_dma_address()
+    }
+    #[inline]
+    fn dmc_dma_complete(&mut self, value: u8) {
+        self.bus.dmc_dma_complete(value)
+    }
+
+    #[inline(always)]
+    fn exec_hooked(&self, addr: u16) -> bool {
+        let set = &self.hooks.map().exec;
+        set.any() && set.contains(addr)
+    }
+    #[inline(never)]
+    fn exec_hook(&mut self, cpu: &mut Cpu) {
+        let addr = cpu.pc;
+        // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
+        self.bus.sync_ppu();
+        let mut machine = HookMachine { cpu, bus: self.bus };
+        self.hooks.on_exec(&mut machine, addr);
+    }
+    #[inline(always)]
+    fn write_hooked(&self, addr: u16) -> bool {
+        let set = &self.hooks.map().write;
+        set.any() && set.contains(addr)
+    }
+    #[inline(never)]
+    fn write_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
+        // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
+        self.bus.sync_ppu();
+        let mut machine = HookMachine { cpu, bus: self.bus };
+        self.hooks.on_write(&mut machine, addr, value);
+    }
+    #[inline(always)]
+    fn read_hooked(&self, addr: u16) -> bool {
+        let set = &self.hooks.map().read;
+        set.any() && set.contains(addr)
+    }
+    #[inline(never)]
+    fn read_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
+        // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
+        self.bus.sync_ppu();
+        let mut machine = HookMachine { cpu, bus: self.bus };
+        self.hooks.on_read(&mut machine, addr, value);
+    }
+}
+
+impl Nes {
+    /// [`Nes::run_frame`] with memory hooks: `hooks` is called at every hooked access.
+    pub fn run_frame_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
+        self.bus.controller_read = false;
+        let target = self.bus.ppu.frames_completed() + 1;
+        let mut bus = HookedBus {
+            bus: &mut self.bus,
+            hooks,
+        };
+        while bus.bus.ppu.frames_completed() < target {
+            self.cpu.step(&mut bus);
+        }
+        self.bus.sync_ppu();
+        self.last_frame_lagged = !self.bus.controller_read;
+        self.lag_frames += u64::from(self.last_frame_lagged);
+    }
+
+    /// [`Nes::step_instruction`] with memory hooks.
+    pub fn step_instruction_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
+        let mut bus = HookedBus {
+            bus: &mut self.bus,
+            hooks,
+        };
+        self.cpu.step(&mut bus);
+        self.bus.sync_ppu();
+    }
+
+    /// Set the lag flag of the frame just run (Lua's `emu.setlagflag`).
+    pub fn set_lagged(&mut self, lagged: bool) {
+        self.last_frame_lagged = lagged;
+    }
+
+    /// CPU cycles since power-on.
+    pub fn cpu_cycles(&self) -> u64 {
+        self.cpu.cycles()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_set_counts_members_once() {
+        let mut set = AddressSet::default();
+        assert!(!set.any());
+        set.set(0x8000, true);
+        set.set(0x8000, true);
+        set.set(0xFFFF, true);
+        assert_eq!(set.len(), 2);
+        assert!(set.contains(0x8000) && set.contains(0xFFFF) && !set.contains(0x8001));
+        set.set(0x8000, false);
+        set.set(0x1234, false);
+        assert_eq!(set.len(), 1);
+        set.clear();
+        assert!(set.is_empty() && !set.contains(0xFFFF));
+    }
+
+    /// Records every hook call; an exec hook at $8002 sets X before `CPX`.
+    #[derive(Default)]
+    struct Recorder {
+        map: HookMap,
+        calls: Vec<(char, u16, u8, u16)>,
+    }
+
+    impl MemoryHooks for Recorder {
+        fn map(&self) -> &HookMap {
+            &self.map
+        }
+        fn on_exec(&mut self, machine: &mut HookMachine<'_>, addr: u16) {
+            let mut regs = machine.cpu_registers();
+            self.calls.push(('x', addr, 0, regs.pc));
+            regs.x = 0x1E;
+            machine.set_cpu_registers(regs);
+        }
+        fn on_write(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8) {
+            self.calls
+                .push(('w', addr, value, machine.cpu_registers().pc));
+        }
+        fn on_read(&mut self, _: &mut HookMachine<'_>, addr: u16, value: u8) {
+            self.calls.push(('r', addr, value, 0));
+        }
+    }
+
+    #[test]
+    fn hooks_fire_after_the_access_with_fceux_timing() {
+        // $8000: LDX #0; $8002: CPX #$1E; $8004: BNE +2; $8006: INC $10; $8008: JMP $8008.
+        let code = [
+            0xA2, 0x00, 0xE0, 0x1E, 0xD0, 0x02, 0xE6, 0x10, 0x4C, 0x08, 0x80,
+        ];
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        let mut prg = vec![0xEA; 0x8000];
+        prg[..code.len()].copy_from_slice(&code);
+        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        image.extend_from_slice(&prg);
+        image.extend_from_slice(&[0; 0x2000]);
+        let mut nes = Nes::from_ines(&image).unwrap();
+        let mut hooks = Recorder::default();
+        hooks.map.exec.set(0x8002, true);
+        hooks.map.write.set(0x0010, true);
+        hooks.map.read.set(0x0010, true);
+        for _ in 0..6 {
+            nes.step_instruction_hooked(&mut hooks);
+        }
+        assert_eq!(
+            hooks.calls,
+            vec![
+                // PC still at the opcode; the CPX then sees X = $1E, so BNE falls through.
+                ('x', 0x8002, 0, 0x8002),
+                // INC $10: the read, then one write (the final one), PC past the operand.
+                ('r', 0x0010, 0, 0),
+                ('w', 0x0010, 1, 0x8008),
+            ]
+        );
+        assert_eq!(nes.peek(0x10), 1);
+    }
+}

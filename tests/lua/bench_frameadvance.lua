@@ -1,0 +1,4 @@
+-- Benchmark (b): a script that only advances frames.
+while true do
+  emu.frameadvance()
+end

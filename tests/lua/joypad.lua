@@ -1,0 +1,26 @@
+-- joypad.*: the override rules, against a user holding Select on pad 1 (the runner does).
+local function check(ok, what) if not ok then error(what or "check failed", 2) end end
+emu.frameadvance()
+emu.frameadvance()
+check(joypad.get(1).select == true, "user input passes through")
+check(memory.readbyte(0) == 0x20, "the game reads the user's Select")
+
+joypad.set(1, {A = true, select = false, Start = true})
+emu.frameadvance()
+local t = joypad.read(1)
+check(t.A == true and t.select == false and t.start == false, "true / false / case-sensitive")
+check(memory.readbyte(0) == 0x80, "the game saw A only")
+
+joypad.write(2, {B = "invert", up = 1})
+emu.frameadvance()
+check(joypad.get(1).select and not joypad.get(1).A, "an override lasts one frame")
+check(joypad.get(2).B == true and joypad.get(2).up == true, "strings and numbers invert")
+
+local down, up = joypad.getdown(1), joypad.getup(1)
+check(down.select == true and down.A == nil, "getdown")
+check(up.A == false and up.select == nil, "getup")
+check(joypad.readdown(1).select and joypad.readup(1).B == false, "readdown / readup")
+check(type(joypad.getimmediate(1)) == "table", "getimmediate")
+check(not pcall(joypad.set, 1, "A"), "set needs a table")
+check(not pcall(joypad.get, 5), "players are 1-4")
+print("PASS")
