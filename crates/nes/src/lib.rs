@@ -124,7 +124,7 @@ impl Nes {
 
     /// `run_frame` for headless sweeps that must survive a stuck console: gives up once
     /// `cycle_budget` CPU cycles pass without the picture completing, and returns whether it
-    /// completed. (A separate loop, so `run_frame`'s stays free of the budget check.)
+    /// completed. (`run_frame` is this without a budget: one compare per instruction.)
     pub fn run_frame_within(&mut self, cycle_budget: u64) -> bool {
         self.bus.controller_read = false;
         let target = self.bus.ppu.frames_completed() + 1;
