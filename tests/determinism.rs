@@ -14,7 +14,8 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use nes::{Cartridge, Mmc3Revision, Nes};
-use nes_app::test_roms::{find_manifest, load_manifest, manifest_root, RomEntry};
+use nes_app::test_roms::RomEntry;
+use nes_workspace_tests::suite_manifest;
 
 /// Frames run after each save, by the original and by both replays.
 const REPLAY_FRAMES: u32 = 15;
@@ -117,27 +118,10 @@ fn judge(entry: &RomEntry, root: &Path) -> Result<(), Failed> {
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let manifest_path = match find_manifest(None) {
-        Ok(path) => path,
-        Err(error) => {
-            if std::env::var_os("CI").is_some() {
-                let failing = Trial::test("determinism::manifest", move || {
-                    Err(format!("CI is set but the test ROMs are missing: {error}").into())
-                });
-                return libtest_mimic::run(&args, vec![failing]).exit_code();
-            }
-            eprintln!("determinism suite skipped: {error}");
-            return ExitCode::SUCCESS;
-        }
+    let (manifest, root) = match suite_manifest("determinism", &args) {
+        Ok(found) => found,
+        Err(exit) => return exit,
     };
-    let manifest = match load_manifest(&manifest_path) {
-        Ok(manifest) => manifest,
-        Err(error) => {
-            eprintln!("determinism suite cannot run: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let root = manifest_root(&manifest_path);
     let trials = manifest
         .roms
         .iter()

@@ -11,10 +11,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use nes_app::test_roms::{
-    find_manifest, load_known_failures, load_manifest, manifest_root, run_entry, KnownFailures,
-    RomEntry,
-};
+use nes_app::test_roms::{load_known_failures, run_entry, KnownFailures, RomEntry};
+use nes_workspace_tests::suite_manifest;
 
 fn known_failures_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/known_failures.toml")
@@ -47,27 +45,9 @@ fn judge(entry: &RomEntry, root: &Path) -> Result<(), Failed> {
 fn main() -> ExitCode {
     let args = Arguments::from_args();
 
-    let manifest_path = match find_manifest(None) {
-        Ok(path) => path,
-        Err(error) => {
-            // CI must never pass vacuously: there, a missing ROM set is a failure.
-            if std::env::var_os("CI").is_some() {
-                eprintln!("ROM suites cannot run: {error}");
-                let failing = Trial::test("rom_suites::manifest", move || {
-                    Err(format!("CI is set but the test ROMs are missing: {error}").into())
-                });
-                return libtest_mimic::run(&args, vec![failing]).exit_code();
-            }
-            eprintln!("ROM suites skipped: {error}");
-            return ExitCode::SUCCESS;
-        }
-    };
-    let manifest = match load_manifest(&manifest_path) {
-        Ok(manifest) => manifest,
-        Err(error) => {
-            eprintln!("ROM suites cannot run: {error}");
-            return ExitCode::FAILURE;
-        }
+    let (manifest, root) = match suite_manifest("rom_suites", &args) {
+        Ok(found) => found,
+        Err(exit) => return exit,
     };
     let known = match load_known_failures(&known_failures_path()) {
         Ok(known) => known,
@@ -78,7 +58,6 @@ fn main() -> ExitCode {
     };
     warn_about_stale_entries(&known, &manifest.roms);
 
-    let root = manifest_root(&manifest_path);
     let now_passing: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
     let trials: Vec<Trial> = manifest
         .roms

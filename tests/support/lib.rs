@@ -32,3 +32,35 @@ pub fn nrom_program(code: &[u8]) -> Vec<u8> {
     prg[0x7FFE..0x8000].copy_from_slice(&0xFFF0u16.to_le_bytes());
     prg
 }
+
+/// The test-ROM manifest a workspace suite runs over, and the folder its paths are relative
+/// to; or, when the suite cannot run, the exit code `main` should return. Without the test
+/// ROMs the suite is skipped with a message, except under `CI`, where it reports one failing
+/// trial (`SUITE::manifest`): CI must never pass vacuously.
+pub fn suite_manifest(
+    suite: &str,
+    args: &libtest_mimic::Arguments,
+) -> Result<(nes_app::test_roms::Manifest, std::path::PathBuf), std::process::ExitCode> {
+    use nes_app::test_roms::{find_manifest, load_manifest, manifest_root};
+    let manifest_path = match find_manifest(None) {
+        Ok(path) => path,
+        Err(error) => {
+            if std::env::var_os("CI").is_some() {
+                eprintln!("{suite} cannot run: {error}");
+                let failing = libtest_mimic::Trial::test(format!("{suite}::manifest"), move || {
+                    Err(format!("CI is set but the test ROMs are missing: {error}").into())
+                });
+                return Err(libtest_mimic::run(args, vec![failing]).exit_code());
+            }
+            eprintln!("{suite} skipped: {error}");
+            return Err(std::process::ExitCode::SUCCESS);
+        }
+    };
+    match load_manifest(&manifest_path) {
+        Ok(manifest) => Ok((manifest, manifest_root(&manifest_path))),
+        Err(error) => {
+            eprintln!("{suite} cannot run: {error}");
+            Err(std::process::ExitCode::FAILURE)
+        }
+    }
+}
