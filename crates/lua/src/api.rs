@@ -562,21 +562,15 @@ fn emu_table(
     emu.set(
         "speedmode",
         lua.create_function(move |lua, mode: Value| {
-            let text = match &mode {
-                Value::String(t) => t.to_string_lossy().to_ascii_lowercase(),
+            let name = match &mode {
+                Value::String(t) => t.to_string_lossy(),
                 _ => String::new(),
             };
-            let speed = match text.as_str() {
-                "normal" => SpeedMode::Normal,
-                "nothrottle" => SpeedMode::NoThrottle,
-                "turbo" => SpeedMode::Turbo,
-                "maximum" => SpeedMode::Maximum,
-                _ => {
-                    return Err(fail(
-                        lua,
-                        "Invalid mode - must be normal, nothrottle, turbo or maximum",
-                    ))
-                }
+            let Some(speed) = SpeedMode::from_name(&name) else {
+                return Err(fail(
+                    lua,
+                    "Invalid mode - must be normal, nothrottle, turbo or maximum",
+                ));
             };
             s.borrow_mut().speed = speed;
             Ok(())

@@ -39,6 +39,24 @@ pub enum SpeedMode {
     Maximum,
 }
 
+impl SpeedMode {
+    /// `emu.speedmode`'s argument, in any case.
+    pub fn from_name(name: &str) -> Option<SpeedMode> {
+        match name.to_ascii_lowercase().as_str() {
+            "normal" => Some(SpeedMode::Normal),
+            "nothrottle" => Some(SpeedMode::NoThrottle),
+            "turbo" => Some(SpeedMode::Turbo),
+            "maximum" => Some(SpeedMode::Maximum),
+            _ => None,
+        }
+    }
+
+    /// Whether a window paces this mode to the console's speed ("normal" only).
+    pub fn is_throttled(self) -> bool {
+        self == SpeedMode::Normal
+    }
+}
+
 /// The input of one frame, before the script's overrides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FrameInput {

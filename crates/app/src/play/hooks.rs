@@ -6,38 +6,10 @@ use nes::{Nes, SCREEN_HEIGHT, SCREEN_WIDTH};
 
 use super::osd::Osd;
 
-/// FCEUX's `emu.speedmode` settings: "normal" is throttled to the console's speed, the others
-/// run as fast as the machine can (FCEUX also skips drawing in some; here every frame is
-/// still emulated and the window shows the latest).
-// The script host (issue 7) sets the other modes and parses their names; until it lands only
-// `Normal` is used.
-#[allow(dead_code)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SpeedMode {
-    #[default]
-    Normal,
-    NoThrottle,
-    Turbo,
-    Maximum,
-}
-
-#[allow(dead_code)] // Used by the script host (issue 7).
-impl SpeedMode {
-    /// Parse `emu.speedmode`'s argument.
-    pub fn from_name(name: &str) -> Option<SpeedMode> {
-        match name {
-            "normal" => Some(SpeedMode::Normal),
-            "nothrottle" => Some(SpeedMode::NoThrottle),
-            "turbo" => Some(SpeedMode::Turbo),
-            "maximum" => Some(SpeedMode::Maximum),
-            _ => None,
-        }
-    }
-
-    pub fn is_throttled(self) -> bool {
-        self == SpeedMode::Normal
-    }
-}
+/// FCEUX's `emu.speedmode` settings, as the Lua host keeps them: "normal" is throttled to
+/// the console's speed, the others run as fast as the machine can (every frame is still
+/// emulated and the window shows the latest).
+pub use nes_lua::SpeedMode;
 
 /// A 256x240 RGBA layer composited over the picture (FCEUX's `gui.*` drawing surface).
 /// Transparent pixels (alpha 0) leave the picture as it is.
