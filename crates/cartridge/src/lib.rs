@@ -14,7 +14,9 @@
 //! cart.ppu_peek(addr) -> u8
 //! cart.ppu_write(addr, value)
 //! cart.ppu_address_changed(addr)          // PPU drove addr without a read/write (A12 watchers)
-//! cart.set_cpu_cycle(cycle)                // once per CPU cycle: exact time for the MMC3's A12 filter
+//! cart.set_cpu_cycle(cycle)                // before each PPU access (A12 watchers): its CPU cycle, for the MMC3's A12 filter
+//! cart.cpu_mapping_follows_ppu() -> bool   // CPU reads depend on PPU A12 (MMC1 boards): catch the PPU up every cycle
+//! cart.ppu_dots_until_irq_possible() -> u32 // how far the PPU may run unobserved before the IRQ can rise
 //! cart.irq_line() -> bool
 //! cart.reset() / cart.power_cycle()        // reset button (no-op) / power off-on (battery RAM survives)
 //! cart.set_mmc3_revision(Mmc3Revision::A)  // MMC3 IRQ flavour (default B)
@@ -171,7 +173,7 @@ impl Cartridge {
 
     /// Tells the cartridge the current CPU cycle number (the M2 count). The MMC3 measures how
     /// long PPU A12 stayed low in M2 cycles, as the real chip's filter does; the console calls
-    /// this once per CPU cycle, before the PPU dots of that cycle.
+    /// this before each PPU access with the cycle that access belongs to.
     #[inline]
     pub fn set_cpu_cycle(&mut self, cpu_cycle: u64) {
         self.cpu_cycle = cpu_cycle;
@@ -183,11 +185,27 @@ impl Cartridge {
             .ppu_address_changed(&mut self.mem, addr, self.cpu_cycle);
     }
 
-    /// Whether the board watches the PPU's address lines (then the console must keep the PPU
-    /// in step with the CPU cycle by cycle: the board's IRQ or PRG mapping depends on them).
+    /// Whether the board watches the PPU's address lines (then it must be told the CPU cycle
+    /// of every PPU access through [`Cartridge::set_cpu_cycle`]).
     #[inline]
     pub fn watches_ppu_address(&self) -> bool {
         self.watches_a12
+    }
+
+    /// Whether what the CPU reads from the board follows the PPU's address lines (MMC1 boards
+    /// selecting PRG or RAM with CHR bank bits): then the console must keep the PPU in step
+    /// with the CPU cycle by cycle.
+    pub fn cpu_mapping_follows_ppu(&self) -> bool {
+        self.board.cpu_mapping_follows_a12()
+    }
+
+    /// How many PPU dots may run, from the next one, before the board's IRQ output can rise
+    /// (1 = on the next dot), assuming the CPU touches neither the board nor the PPU meanwhile;
+    /// `u32::MAX` if it cannot. A console that runs the PPU lazily catches it up at least this
+    /// often, and recomputes this after every such access, to see the IRQ on the right cycle.
+    #[inline]
+    pub fn ppu_dots_until_irq_possible(&self) -> u32 {
+        self.board.dots_until_irq_possible()
     }
 
     /// The board's IRQ output (active high: true = asserting /IRQ).

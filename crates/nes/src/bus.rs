@@ -37,16 +37,33 @@ const RAM_SIZE: usize = 0x800;
 /// The PPU's view of the cartridge (pattern tables and nametables).
 pub(crate) struct PpuMemory<'a> {
     pub(crate) cart: &'a mut Cartridge,
+    /// The dot the PPU is on, counted from power-on at three per CPU cycle, so the CPU cycle
+    /// of dot `d` is `d / 3`: the time of each access, for boards that time PPU A12 (the
+    /// PPU reports its dots through `dots_elapsed`, batches included).
+    pub(crate) dot: u64,
+}
+
+impl PpuMemory<'_> {
+    /// Tells a board that times the PPU's accesses the CPU cycle of the one about to happen.
+    #[inline(always)]
+    fn stamp(&mut self) {
+        if self.cart.watches_ppu_address() {
+            self.cart
+                .set_cpu_cycle(self.dot / u64::from(DOTS_PER_CPU_CYCLE));
+        }
+    }
 }
 
 impl PpuBus for PpuMemory<'_> {
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
+        self.stamp();
         self.cart.ppu_read(addr)
     }
 
     #[inline(always)]
     fn write(&mut self, addr: u16, value: u8) {
+        self.stamp();
         self.cart.ppu_write(addr, value);
     }
 
@@ -57,7 +74,13 @@ impl PpuBus for PpuMemory<'_> {
 
     #[inline(always)]
     fn address_changed(&mut self, addr: u16) {
+        self.stamp();
         self.cart.ppu_address_changed(addr);
+    }
+
+    #[inline(always)]
+    fn dots_elapsed(&mut self, dots: u32) {
+        self.dot += u64::from(dots);
     }
 }
 
@@ -90,9 +113,10 @@ pub(crate) struct SystemBus {
     joypad_read_bit: [u8; 2],
     /// PPU dots elapsed but not yet run. The PPU is caught up lazily: only when the CPU
     /// touches a PPU register or the cartridge, when the PPU reaches an event the CPU side
-    /// sees without asking (NMI output change, frame end; see `Ppu::dots_until_event`), and
-    /// at the end of every `Nes` step. Boards watching the PPU address lines get it every
-    /// cycle. Always 0 between `Nes` calls.
+    /// sees without asking (NMI output change, frame end; see `Ppu::dots_until_event`; the
+    /// earliest dot a board's IRQ could rise, see `Cartridge::ppu_dots_until_irq_possible`),
+    /// and at the end of every `Nes` step. Boards whose CPU-side mapping follows the PPU
+    /// address lines get it every cycle. Always 0 between `Nes` calls.
     ///
     /// Counted at the end of each CPU cycle; an access that catches the PPU up mid-cycle runs
     /// the cycle's first dots too and leaves the count at minus those (wrapping), so the end
@@ -100,7 +124,8 @@ pub(crate) struct SystemBus {
     ppu_dots_owed: u32,
     /// Owed dots at which the PPU must be caught up (0 = every cycle).
     ppu_sync_at: u32,
-    /// The cartridge watches the PPU address lines: catch the PPU up before every access.
+    /// The cartridge's CPU-side mapping follows the PPU address lines: catch the PPU up
+    /// before every access.
     ppu_sync_each_cycle: bool,
 }
 
@@ -200,7 +225,7 @@ impl SystemBus {
             joypad_read_bit: [0; 2],
             ppu_dots_owed: 0,
             ppu_sync_at: 0,
-            ppu_sync_each_cycle: cart.watches_ppu_address(),
+            ppu_sync_each_cycle: cart.cpu_mapping_follows_ppu(),
             cart,
         }
     }
@@ -213,21 +238,40 @@ impl SystemBus {
         self.apu.cycle()
     }
 
-    /// Runs the PPU dots owed and schedules the next catch-up (see `ppu_dots_owed`).
+    /// Runs the PPU dots owed and schedules the next catch-up (see `ppu_dots_owed`), between
+    /// CPU cycles.
     #[inline(never)]
     pub(crate) fn sync_ppu(&mut self) {
-        // Boards that time PPU address-line pulses (the MMC3's A12 filter) need the CPU clock;
-        // they are synchronised every cycle, so the dots run here belong to this cycle.
+        self.run_owed_dots(DOTS_PER_CPU_CYCLE as u64 * self.cycle());
+    }
+
+    /// Runs the PPU dots owed, which end just before dot `end_dot` (counted from power-on at
+    /// three per CPU cycle), and schedules the next catch-up.
+    #[inline(never)]
+    fn run_owed_dots(&mut self, end_dot: u64) {
+        // Kept in step for states and boards without per-access timing; A12-timing boards
+        // get each access's own cycle through `PpuMemory`.
         self.cart.set_cpu_cycle(self.cycle());
         let mut mem = PpuMemory {
             cart: &mut self.cart,
+            dot: end_dot.wrapping_sub(u64::from(self.ppu_dots_owed)),
         };
         self.ppu.run_dots(self.ppu_dots_owed, &mut mem);
         self.ppu_dots_owed = 0;
-        self.ppu_sync_at = if self.cart.watches_ppu_address() {
+        self.schedule_ppu_sync();
+    }
+
+    /// Sets the owed-dot count at which the PPU must next be caught up: at its next event,
+    /// or earlier if the cartridge's IRQ could rise before. Called after anything that may
+    /// change either (a catch-up, an access to the PPU or the cartridge).
+    #[inline]
+    fn schedule_ppu_sync(&mut self) {
+        self.ppu_sync_at = if self.ppu_sync_each_cycle {
             0
         } else {
-            self.ppu.dots_until_event()
+            self.ppu
+                .dots_until_event()
+                .min(self.cart.ppu_dots_until_irq_possible())
         };
     }
 
@@ -247,8 +291,15 @@ impl SystemBus {
     /// for accesses that see or change what the PPU does.
     fn sync_ppu_for_access(&mut self) {
         self.ppu_dots_owed = self.ppu_dots_owed.wrapping_add(DOTS_BEFORE_ACCESS);
-        self.sync_ppu();
+        self.run_owed_dots(self.access_dot());
         self.ppu_dots_owed = 0u32.wrapping_sub(DOTS_BEFORE_ACCESS);
+    }
+
+    /// The dot (counted as in `PpuMemory::dot`) at which the access of the cycle in progress
+    /// reaches the PPU and the cartridge.
+    #[inline]
+    fn access_dot(&self) -> u64 {
+        u64::from(DOTS_PER_CPU_CYCLE) * self.cycle() + u64::from(DOTS_BEFORE_ACCESS)
     }
 
     #[inline(always)]
@@ -262,7 +313,8 @@ impl SystemBus {
     fn end_cycle(&mut self) {
         self.ppu_dots_owed = self.ppu_dots_owed.wrapping_add(DOTS_PER_CPU_CYCLE);
         if self.ppu_dots_owed >= self.ppu_sync_at {
-            self.sync_ppu();
+            // The dots owed end with this cycle's last.
+            self.run_owed_dots(u64::from(DOTS_PER_CPU_CYCLE) * (self.cycle() + 1));
         }
         self.apu.tick();
     }
@@ -291,10 +343,15 @@ impl SystemBus {
         if addr < 0x4000 {
             self.sync_ppu_for_access();
             let mut mem = PpuMemory {
+                dot: self.access_dot(),
                 cart: &mut self.cart,
             };
             let value = self.ppu.read_register(addr, &mut mem);
             self.open_bus = value;
+            if self.cart.watches_ppu_address() {
+                // The access may have clocked the board's IRQ counter (A12 from $2007).
+                self.schedule_ppu_sync();
+            }
             value
         } else {
             self.read_io(addr)
@@ -337,9 +394,15 @@ impl SystemBus {
             0x2000..=0x3FFF => {
                 self.sync_ppu_for_access();
                 let mut mem = PpuMemory {
+                    dot: self.access_dot(),
                     cart: &mut self.cart,
                 };
                 self.ppu.write_register(addr, value, &mut mem);
+                if self.cart.watches_ppu_address() {
+                    // The access may have clocked the board's IRQ counter (A12 from
+                    // $2006/$2007).
+                    self.schedule_ppu_sync();
+                }
             }
             0x4014 => self.oam_dma_page = Some(value),
             0x4016 => {
@@ -361,6 +424,8 @@ impl SystemBus {
                 // Bank switches and mirroring changes apply from this dot on.
                 self.sync_ppu_for_access();
                 self.cart.cpu_write(addr, value, self.cycle());
+                // The write may have armed or reloaded the board's IRQ.
+                self.schedule_ppu_sync();
             }
         }
     }

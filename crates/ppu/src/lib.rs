@@ -59,6 +59,12 @@ pub trait PpuBus {
     /// The PPU drove a new address on its bus without a read (e.g. v after the 2nd `$2006`
     /// write or a `$2007` increment while not rendering). Mappers watching A12 (MMC3) need it.
     fn address_changed(&mut self, _addr: u16) {}
+    /// `dots` PPU dots have passed: accesses made after this belong to the dot that follows.
+    /// Called at the end of every dot, and between the fetches of a batch of dots, so a bus
+    /// that must know *when* each access happens (the MMC3 times PPU A12 in CPU cycles) can
+    /// keep a clock even while the PPU runs many dots in one call.
+    #[inline(always)]
+    fn dots_elapsed(&mut self, _dots: u32) {}
 }
 
 /// `$2000` PPUCTRL bits.
@@ -544,6 +550,36 @@ mod catch_up_tests {
             );
         }
         assert!(batched.frame_buffer().iter().any(|&pixel| pixel != 0));
+    }
+
+    #[test]
+    fn batched_dots_report_every_fetch_on_the_dot_single_dots_do() {
+        let mut single_bus = FlatBus::new();
+        let mut batched_bus = FlatBus::new();
+        let mut single = Ppu::new();
+        let mut batched = Ppu::new();
+        for (ppu, bus) in [
+            (&mut single, &mut single_bus),
+            (&mut batched, &mut batched_bus),
+        ] {
+            ppu.run_dots(100_000, bus);
+            // Sprites in range on some lines, so pattern fetches of both kinds happen.
+            ppu.write_register(0x2003, 0, bus);
+            for index in 0..=255u8 {
+                ppu.write_register(0x2004, index.wrapping_mul(37), bus);
+            }
+            ppu.write_register(0x2000, 0x08, bus);
+            ppu.write_register(0x2001, 0x18, bus);
+            bus.record_reads = true;
+        }
+        for _ in 0..2 * 89_342 {
+            single.run_dots(1, &mut single_bus);
+        }
+        batched.run_dots(2 * 89_342, &mut batched_bus);
+        assert_eq!(single_bus.clock, batched_bus.clock);
+        assert_eq!(single_bus.reads, batched_bus.reads);
+        assert_eq!(single_bus.read_dots, batched_bus.read_dots);
+        assert!(batched_bus.reads.len() > 2 * 240 * 160);
     }
 
     #[test]

@@ -131,6 +131,7 @@ impl Ppu {
             self.vblank_suppressed = false;
         }
         self.advance();
+        bus.dots_elapsed(1);
     }
 
     /// Runs the next eight dots in one step when they form one of a rendering line's regular
@@ -172,10 +173,7 @@ impl Ppu {
             self.output_pixels_until(dot - 1);
             self.snapshot_tile(dot - 1);
         }
-        self.fetch_nametable(bus);
-        self.fetch_attribute(bus);
-        self.fetch_pattern_low(bus);
-        self.fetch_pattern_high(bus);
+        self.fetch_tile_row(bus);
         self.background.shift_by(7);
         self.scroll.increment_coarse_x();
         self.dot = dot + 8;
@@ -193,10 +191,14 @@ impl Ppu {
         self.oam_addr = 0;
         let nametable = self.scroll.nametable_addr();
         self.fetch(bus, nametable);
+        bus.dots_elapsed(2);
         self.fetch(bus, nametable);
+        bus.dots_elapsed(2);
         self.oam_bus = self.sprite_slot_byte(dot + 3);
         self.sprite_fetch_dot(bus, dot + 4);
+        bus.dots_elapsed(2);
         self.sprite_fetch_dot(bus, dot + 6);
+        bus.dots_elapsed(2);
         if !visible && dot + 7 >= 280 && dot <= 304 {
             self.scroll.copy_vertical();
         }
@@ -213,13 +215,24 @@ impl Ppu {
             self.background.reload();
         }
         self.oam_bus = self.secondary_oam[0];
-        self.fetch_nametable(bus);
-        self.fetch_attribute(bus);
-        self.fetch_pattern_low(bus);
-        self.fetch_pattern_high(bus);
+        self.fetch_tile_row(bus);
         self.background.shift_by(7);
         self.scroll.increment_coarse_x();
         self.dot += 8;
+    }
+
+    /// The four fetches of a background tile on dots 0, 2, 4 and 6 of an 8-dot group, with
+    /// the bus told the dots' passing in between (it may time the accesses), all 8 included.
+    #[inline(always)]
+    fn fetch_tile_row<B: PpuBus>(&mut self, bus: &mut B) {
+        self.fetch_nametable(bus);
+        bus.dots_elapsed(2);
+        self.fetch_attribute(bus);
+        bus.dots_elapsed(2);
+        self.fetch_pattern_low(bus);
+        bus.dots_elapsed(2);
+        self.fetch_pattern_high(bus);
+        bus.dots_elapsed(2);
     }
 
     /// Register effects landing a few dots after their CPU access (a `$2001` value, a

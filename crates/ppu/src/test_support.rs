@@ -2,11 +2,15 @@
 
 use crate::{Ppu, PpuBus};
 
-/// `$0000-$3FFF` as one flat array (no mirroring), recording every fetch address.
+/// `$0000-$3FFF` as one flat array (no mirroring), recording every fetch address (and, in
+/// `read_dots`, the dot of each, counted through `PpuBus::dots_elapsed`).
 pub(crate) struct FlatBus {
     pub memory: Box<[u8; 0x4000]>,
     pub reads: Vec<u16>,
+    pub read_dots: Vec<u64>,
     pub record_reads: bool,
+    /// Dots elapsed since the bus was made.
+    pub clock: u64,
     pub address_changes: Vec<u16>,
 }
 
@@ -15,7 +19,9 @@ impl FlatBus {
         FlatBus {
             memory: Box::new([0; 0x4000]),
             reads: Vec::new(),
+            read_dots: Vec::new(),
             record_reads: false,
+            clock: 0,
             address_changes: Vec::new(),
         }
     }
@@ -25,6 +31,7 @@ impl PpuBus for FlatBus {
     fn read(&mut self, addr: u16) -> u8 {
         if self.record_reads {
             self.reads.push(addr);
+            self.read_dots.push(self.clock);
         }
         self.memory[usize::from(addr & 0x3FFF)]
     }
@@ -39,6 +46,10 @@ impl PpuBus for FlatBus {
 
     fn address_changed(&mut self, addr: u16) {
         self.address_changes.push(addr);
+    }
+
+    fn dots_elapsed(&mut self, dots: u32) {
+        self.clock += u64::from(dots);
     }
 }
 

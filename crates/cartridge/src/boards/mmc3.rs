@@ -147,6 +147,33 @@ impl Mmc3 {
         }
     }
 
+    /// A lower bound on the PPU dots before this board's IRQ output can rise, counted from the
+    /// next dot (1 = it may rise on that dot), if the PPU keeps running without the CPU
+    /// touching the board or the PPU registers; `u32::MAX` when it cannot rise at all. The
+    /// console may run the PPU lazily up to this many dots and still see the IRQ in time.
+    ///
+    /// The IRQ rises only on a counter clock, and clocks are A12 rises that follow at least
+    /// `A12_LOW_MIN_CPU_CYCLES` M2 cycles of A12 low: two counted rises are at least that
+    /// many cycles apart, i.e. at least `3 * A12_LOW_MIN_CPU_CYCLES - 2` dots (the first on
+    /// its cycle's last dot, the next on its cycle's first). The first clock may come on the
+    /// very next dot. Whatever drives A12 (fetches, `$2006`, `$2007`), the filter holds.
+    pub fn dots_until_irq_possible(&self) -> u32 {
+        if self.irq_pending || !self.irq_enabled {
+            // Already asserted (only a CPU write clears it), or no clock can raise it.
+            return u32::MAX;
+        }
+        // Clocks until the counter becomes 0 (with a reload first when it is 0 or a
+        // reload is requested). MMC3A fires no earlier than MMC3B, so MMC3B's count is a
+        // bound for both.
+        let clocks = if self.irq_counter == 0 || self.irq_reload {
+            1 + u32::from(self.irq_latch)
+        } else {
+            u32::from(self.irq_counter)
+        };
+        const MIN_DOTS_BETWEEN_CLOCKS: u32 = 3 * A12_LOW_MIN_CPU_CYCLES as u32 - 2;
+        1 + (clocks - 1) * MIN_DOTS_BETWEEN_CLOCKS
+    }
+
     fn clock_counter(&mut self) {
         let before = self.irq_counter;
         let reloading = self.irq_counter == 0 || self.irq_reload;
@@ -289,6 +316,68 @@ mod tests {
         let mut c = cart(4, 0x08, 8, 16);
         c.cpu_write(0xA000, 1, 0);
         assert_eq!(nametable_layout(&c), [0, 1, 2, 3]);
+    }
+
+    /// Drives A12 as fast as the filter lets rises count (high for one dot, then low for
+    /// exactly the filter's cycles), three dots per CPU cycle, and checks at every dot that
+    /// the IRQ does not rise before `ppu_dots_until_irq_possible` said it could.
+    #[test]
+    fn irq_never_rises_before_the_predicted_dot() {
+        for revision in [Mmc3Revision::A, Mmc3Revision::B] {
+            for latch in [0u8, 1, 2, 7] {
+                let mut c = cart(4, 0, 8, 16);
+                c.set_mmc3_revision(revision);
+                c.cpu_write(0xC000, latch, 0);
+                c.cpu_write(0xC001, 0, 0);
+                c.cpu_write(0xE001, 0, 0);
+                let mut high = false;
+                let mut low_since = 0u64;
+                let mut earliest = c.ppu_dots_until_irq_possible();
+                let mut fires = 0;
+                for dot in 0..3_000u64 {
+                    let cycle = dot / 3;
+                    c.set_cpu_cycle(cycle);
+                    if high {
+                        c.ppu_read(0x0000);
+                        low_since = cycle;
+                    } else if cycle - low_since >= super::A12_LOW_MIN_CPU_CYCLES {
+                        c.ppu_read(0x1000);
+                    }
+                    high = !high && cycle - low_since >= super::A12_LOW_MIN_CPU_CYCLES;
+                    // `earliest` counts this dot as 1.
+                    if c.irq_line() {
+                        assert!(
+                            earliest <= 1,
+                            "{revision:?} latch {latch}: IRQ at dot {dot}, {earliest} early"
+                        );
+                        fires += 1;
+                        c.cpu_write(0xE000, 0, 0);
+                        c.cpu_write(0xE001, 0, 0);
+                    }
+                    earliest = if earliest == u32::MAX {
+                        u32::MAX
+                    } else {
+                        earliest.saturating_sub(1).max(1)
+                    };
+                    earliest = earliest.min(c.ppu_dots_until_irq_possible());
+                    assert!(earliest >= 1);
+                }
+                // (MMC3A with latch 0 fires once, on the requested reload.)
+                assert!(fires > 0, "{revision:?} latch {latch}: the walk saw IRQs");
+            }
+        }
+    }
+
+    #[test]
+    fn disabled_or_pending_irq_leaves_the_ppu_free_to_run() {
+        let mut c = cart(4, 0, 8, 16);
+        assert_eq!(c.ppu_dots_until_irq_possible(), u32::MAX, "disabled");
+        c.cpu_write(0xC000, 5, 0);
+        c.cpu_write(0xC001, 0, 0);
+        c.cpu_write(0xE001, 0, 0);
+        // Reload to 5, then five clocks: the first may come on the next dot, the rest at
+        // least 10 dots apart.
+        assert_eq!(c.ppu_dots_until_irq_possible(), 1 + 5 * 10);
     }
 
     #[test]

@@ -131,6 +131,25 @@ impl Board {
         }
     }
 
+    /// Whether the board's CPU-side mapping follows PPU A12 (MMC1 boards using the CHR lines
+    /// for PRG/RAM selection): then every CPU access needs the PPU caught up.
+    pub fn cpu_mapping_follows_a12(&self) -> bool {
+        match self {
+            Board::Mmc1(b) => b.watches_a12(),
+            _ => false,
+        }
+    }
+
+    /// Lower bound on the PPU dots before the board's IRQ output may rise (see
+    /// `Mmc3::dots_until_irq_possible`); `u32::MAX` for boards without an IRQ.
+    #[inline]
+    pub fn dots_until_irq_possible(&self) -> u32 {
+        match self {
+            Board::Mmc3(b) => b.dots_until_irq_possible(),
+            _ => u32::MAX,
+        }
+    }
+
     pub fn mmc3_revision(&self) -> Option<Mmc3Revision> {
         match self {
             Board::Mmc3(b) => Some(b.revision()),
