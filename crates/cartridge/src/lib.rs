@@ -69,6 +69,10 @@ pub struct Cartridge {
     /// The console's CPU cycle number: the clock the MMC3's A12 filter measures with (see
     /// [`Cartridge::set_cpu_cycle`]).
     cpu_cycle: u64,
+    /// A12 as the board last saw it, `None` when unknown (after power-on or a state load):
+    /// then the next access is passed on whatever its A12. Derived from the board's own
+    /// state, so not part of save states.
+    a12_seen: Option<bool>,
 }
 
 impl Cartridge {
@@ -111,6 +115,7 @@ impl Cartridge {
             battery,
             watches_a12,
             cpu_cycle: 0,
+            a12_seen: None,
         })
     }
 
@@ -139,12 +144,19 @@ impl Cartridge {
         self.board.cpu_write(&mut self.mem, addr, value, cpu_cycle);
     }
 
-    /// A PPU fetch from $0000-$3EFF (pattern tables, nametables and their $3000 mirror).
+    /// A PPU fetch from $0000-$3EFF (pattern tables, nametables and their $3000 mirror),
+    /// timed by the last [`Cartridge::set_cpu_cycle`].
     #[inline(always)]
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
-        if self.watches_a12 {
-            self.observe_ppu_address(addr);
-        }
+        let cycle = self.cpu_cycle;
+        self.ppu_read_timed(addr, move || cycle)
+    }
+
+    /// [`Cartridge::ppu_read`] made during CPU cycle `cpu_cycle()`, which is only asked
+    /// for when a board watching A12 sees it change.
+    #[inline(always)]
+    pub fn ppu_read_timed(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) -> u8 {
+        self.observe_ppu_address(addr, cpu_cycle);
         self.mem.ppu_read(addr)
     }
 
@@ -156,9 +168,14 @@ impl Cartridge {
     /// A PPU write ($2007) to $0000-$3EFF: CHR RAM or nametable RAM; CHR ROM ignores it.
     #[inline(always)]
     pub fn ppu_write(&mut self, addr: u16, value: u8) {
-        if self.watches_a12 {
-            self.observe_ppu_address(addr);
-        }
+        let cycle = self.cpu_cycle;
+        self.ppu_write_timed(addr, value, move || cycle);
+    }
+
+    /// [`Cartridge::ppu_write`] made during CPU cycle `cpu_cycle()` (see `ppu_read_timed`).
+    #[inline(always)]
+    pub fn ppu_write_timed(&mut self, addr: u16, value: u8, cpu_cycle: impl FnOnce() -> u64) {
+        self.observe_ppu_address(addr, cpu_cycle);
         self.mem.ppu_write(addr, value);
     }
 
@@ -166,21 +183,38 @@ impl Cartridge {
     /// increments). Boards watching A12 react; for the others it is a no-op.
     #[inline(always)]
     pub fn ppu_address_changed(&mut self, addr: u16) {
-        if self.watches_a12 {
-            self.observe_ppu_address(addr);
-        }
+        let cycle = self.cpu_cycle;
+        self.ppu_address_changed_timed(addr, move || cycle);
+    }
+
+    /// [`Cartridge::ppu_address_changed`] during CPU cycle `cpu_cycle()` (see
+    /// `ppu_read_timed`).
+    #[inline(always)]
+    pub fn ppu_address_changed_timed(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
+        self.observe_ppu_address(addr, cpu_cycle);
     }
 
     /// Tells the cartridge the current CPU cycle number (the M2 count). The MMC3 measures how
-    /// long PPU A12 stayed low in M2 cycles, as the real chip's filter does; the console calls
-    /// this before each PPU access with the cycle that access belongs to.
+    /// long PPU A12 stayed low in M2 cycles, as the real chip's filter does; the `_timed`
+    /// accesses bring their own cycle instead.
     #[inline]
     pub fn set_cpu_cycle(&mut self, cpu_cycle: u64) {
         self.cpu_cycle = cpu_cycle;
     }
 
-    #[inline]
-    fn observe_ppu_address(&mut self, addr: u16) {
+    /// Passes A12 changes on to a board watching it. Both such boards (MMC1, MMC3) react to
+    /// changes of A12 only, so the per-access work is one compare while A12 holds.
+    #[inline(always)]
+    fn observe_ppu_address(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
+        if !self.watches_a12 {
+            return;
+        }
+        let high = addr & 0x1000 != 0;
+        if self.a12_seen == Some(high) {
+            return;
+        }
+        self.a12_seen = Some(high);
+        self.cpu_cycle = cpu_cycle();
         self.board
             .ppu_address_changed(&mut self.mem, addr, self.cpu_cycle);
     }
@@ -248,6 +282,7 @@ impl Cartridge {
         if let Some(revision) = revision {
             self.board.set_mmc3_revision(revision);
         }
+        self.a12_seen = None;
     }
 
     /// Writes the cartridge's state for a save state: board registers, bank tables and the
@@ -282,6 +317,7 @@ impl Cartridge {
         self.mem.restore_state(state.memory);
         self.board = state.board;
         self.cpu_cycle = state.cpu_cycle;
+        self.a12_seen = None;
     }
 
     /// Selects the MMC3 revision (ignored by other boards). Default: revision B.

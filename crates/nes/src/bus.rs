@@ -44,27 +44,25 @@ pub(crate) struct PpuMemory<'a> {
 }
 
 impl PpuMemory<'_> {
-    /// Tells a board that times the PPU's accesses the CPU cycle of the one about to happen.
+    /// The CPU cycle of the access about to happen.
     #[inline(always)]
-    fn stamp(&mut self) {
-        if self.cart.watches_ppu_address() {
-            self.cart
-                .set_cpu_cycle(self.dot / u64::from(DOTS_PER_CPU_CYCLE));
-        }
+    fn cpu_cycle(dot: u64) -> u64 {
+        dot / u64::from(DOTS_PER_CPU_CYCLE)
     }
 }
 
 impl PpuBus for PpuMemory<'_> {
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
-        self.stamp();
-        self.cart.ppu_read(addr)
+        let dot = self.dot;
+        self.cart.ppu_read_timed(addr, || Self::cpu_cycle(dot))
     }
 
     #[inline(always)]
     fn write(&mut self, addr: u16, value: u8) {
-        self.stamp();
-        self.cart.ppu_write(addr, value);
+        let dot = self.dot;
+        self.cart
+            .ppu_write_timed(addr, value, || Self::cpu_cycle(dot));
     }
 
     #[inline(always)]
@@ -74,8 +72,9 @@ impl PpuBus for PpuMemory<'_> {
 
     #[inline(always)]
     fn address_changed(&mut self, addr: u16) {
-        self.stamp();
-        self.cart.ppu_address_changed(addr);
+        let dot = self.dot;
+        self.cart
+            .ppu_address_changed_timed(addr, || Self::cpu_cycle(dot));
     }
 
     #[inline(always)]
@@ -127,6 +126,10 @@ pub(crate) struct SystemBus {
     /// The cartridge's CPU-side mapping follows the PPU address lines: catch the PPU up
     /// before every access.
     ppu_sync_each_cycle: bool,
+    /// The PPU's /NMI output as of its last catch-up or register access, the only times it
+    /// can change: the CPU samples it every cycle, and one cached flag is cheaper there
+    /// than the PPU's two fields.
+    nmi_line: bool,
 }
 
 /// The bus's own part of a save state: everything in [`SystemBus`] but the chips, which
@@ -165,6 +168,8 @@ impl SystemBus {
             ppu_sync_at: _,
             // Fixed by the cartridge.
             ppu_sync_each_cycle: _,
+            // Follows the PPU, restored with it.
+            nmi_line: _,
         } = self;
         BusState {
             ram: ram.clone(),
@@ -196,6 +201,7 @@ impl SystemBus {
             ppu_dots_owed: _,
             ppu_sync_at: _,
             ppu_sync_each_cycle: _,
+            nmi_line: _,
         } = self;
         *ram = state.ram;
         *controllers = state.controllers;
@@ -226,6 +232,7 @@ impl SystemBus {
             ppu_dots_owed: 0,
             ppu_sync_at: 0,
             ppu_sync_each_cycle: cart.cpu_mapping_follows_ppu(),
+            nmi_line: false,
             cart,
         }
     }
@@ -258,6 +265,7 @@ impl SystemBus {
         };
         self.ppu.run_dots(self.ppu_dots_owed, &mut mem);
         self.ppu_dots_owed = 0;
+        self.nmi_line = self.ppu.nmi_line();
         self.schedule_ppu_sync();
     }
 
@@ -348,6 +356,8 @@ impl SystemBus {
             };
             let value = self.ppu.read_register(addr, &mut mem);
             self.open_bus = value;
+            // A $2002 read clears VBlank.
+            self.nmi_line = self.ppu.nmi_line();
             if self.cart.watches_ppu_address() {
                 // The access may have clocked the board's IRQ counter (A12 from $2007).
                 self.schedule_ppu_sync();
@@ -398,6 +408,8 @@ impl SystemBus {
                     cart: &mut self.cart,
                 };
                 self.ppu.write_register(addr, value, &mut mem);
+                // A $2000 write switches the NMI output.
+                self.nmi_line = self.ppu.nmi_line();
                 if self.cart.watches_ppu_address() {
                     // The access may have clocked the board's IRQ counter (A12 from
                     // $2006/$2007).
@@ -559,7 +571,7 @@ impl nes_cpu::Bus for SystemBus {
 
     #[inline(always)]
     fn nmi_line(&self) -> bool {
-        self.ppu.nmi_line()
+        self.nmi_line
     }
 
     #[inline(always)]

@@ -115,6 +115,25 @@ impl RegisterDelays {
     }
 }
 
+/// Output values of two background pixels at once: entry `first << 4 | second` (two 4-bit
+/// shifter cells, palette and colour bits) holds the first pixel's value in its low half and
+/// the second's in its high half, so a tile takes four lookups. Valid only while `valid`;
+/// starts invalid, which is also what a loaded state gets.
+#[derive(Clone)]
+pub(crate) struct ColourPairs {
+    pub values: [u32; 256],
+    pub valid: bool,
+}
+
+impl Default for ColourPairs {
+    fn default() -> Self {
+        ColourPairs {
+            values: [0; 256],
+            valid: false,
+        }
+    }
+}
+
 /// The Ricoh 2C02 NTSC PPU.
 ///
 /// Save states serialise every field (borsh), the latches, delays and open-bus decay times
@@ -145,6 +164,10 @@ pub struct Ppu {
     /// pixel path uses it: 0-15 background cells (colour 0 of any palette is the backdrop),
     /// 16-31 sprite colours. Refreshed on palette and `$2001` writes.
     colour_cache: [u16; 32],
+    /// The background half of `colour_cache` for two pixels at once (see `ColourPairs`),
+    /// rebuilt from it when first needed after a change. Derived, so not in save states.
+    #[borsh(skip)]
+    colour_pairs: ColourPairs,
     /// A `$2001` write reaches the rendering logic a few dots late (NESdev wiki "PPU
     /// registers"; AccuracyCoin "BG Serial In" measures 2-5 dots): the value waits here for
     /// `delays.mask` more dots.
@@ -287,6 +310,7 @@ impl Ppu {
             colour_mask: 0x3F,
             emphasis_bits: 0,
             colour_cache: [0; 32],
+            colour_pairs: ColourPairs::default(),
             pending_mask: 0,
             pending_v: 0,
             stale_low_byte: 0,
@@ -361,6 +385,11 @@ impl Ppu {
         while dots > 0 {
             if dots >= 8 && self.run_eight_dots(bus) {
                 dots -= 8;
+                continue;
+            }
+            let skipped = self.run_blank_dots(dots, bus);
+            if skipped > 0 {
+                dots -= skipped;
             } else {
                 self.tick(bus);
                 dots -= 1;
@@ -539,8 +568,25 @@ mod catch_up_tests {
         }
         for round in 0..700u32 {
             let dots = 37 + round * 97 % 900;
+            if round % 7 == 3 {
+                // Rendering off and on again mid-frame, at arbitrary dots: blank lines, with
+                // v sometimes inside the palette (its entry is then shown).
+                let mask = if round % 2 == 0 { 0x1E } else { 0x00 };
+                let v = if round % 3 == 0 { 0x3F05 } else { 0x2000 };
+                for (ppu, bus) in [
+                    (&mut single, &mut single_bus),
+                    (&mut batched, &mut batched_bus),
+                ] {
+                    ppu.write_register(0x2001, mask, bus);
+                    if mask == 0 {
+                        ppu.write_register(0x2006, (v >> 8) as u8, bus);
+                        ppu.write_register(0x2006, v as u8, bus);
+                    }
+                }
+            }
+            // The reference: every dot through `tick`, no batch of any kind.
             for _ in 0..dots {
-                single.run_dots(1, &mut single_bus);
+                single.tick(&mut single_bus);
             }
             batched.run_dots(dots, &mut batched_bus);
             assert_eq!(
@@ -573,7 +619,7 @@ mod catch_up_tests {
             bus.record_reads = true;
         }
         for _ in 0..2 * 89_342 {
-            single.run_dots(1, &mut single_bus);
+            single.tick(&mut single_bus);
         }
         batched.run_dots(2 * 89_342, &mut batched_bus);
         assert_eq!(single_bus.clock, batched_bus.clock);

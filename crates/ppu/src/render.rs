@@ -3,8 +3,8 @@
 
 use crate::sprites::{SPRITE_BEHIND_BACKGROUND, SPRITE_PALETTE_INDEX, SPRITE_ZERO};
 use crate::{
-    mask, palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
-    SCANLINES_PER_FRAME, VBLANK_SCANLINE,
+    mask, palette_ram_index, Ppu, PpuBus, DOTS_PER_SCANLINE, FRAME_WIDTH, POST_RENDER_SCANLINE,
+    PRE_RENDER_SCANLINE, SCANLINES_PER_FRAME, VBLANK_SCANLINE,
 };
 
 /// The pre-render dot at whose start `$2001` is sampled for the odd-frame skip. `$2001` changes
@@ -150,8 +150,13 @@ impl Ppu {
             return false;
         }
         match self.dot {
+            // The pre-render line's dot 1 clears the status flags: per dot.
+            1 if visible => self.run_first_tile(bus),
             9..=241 if visible => self.run_background_tile::<B, true>(bus),
             9..=241 => self.run_background_tile::<B, false>(bus),
+            249 if visible => self.run_last_tile::<B, true>(bus),
+            249 => self.run_last_tile::<B, false>(bus),
+            257 => self.run_first_sprite_slot(bus),
             265..=313 => self.run_sprite_slot(bus, visible),
             321 => self.run_prefetch_tile(bus, false),
             329 => self.run_prefetch_tile(bus, true),
@@ -177,6 +182,63 @@ impl Ppu {
         self.background.shift_by(7);
         self.scroll.increment_coarse_x();
         self.dot = dot + 8;
+    }
+
+    /// A visible line's first tile (dots 1-8): the line's first pixel snapshot, no shift or
+    /// reload on dot 1, then as any background tile.
+    #[inline(always)]
+    fn run_first_tile<B: PpuBus>(&mut self, bus: &mut B) {
+        self.pixel_x = 0;
+        self.snapshot_tile(0);
+        self.fetch_tile_row(bus);
+        self.background.shift_by(7);
+        self.scroll.increment_coarse_x();
+        self.dot = 9;
+    }
+
+    /// The last tile (dots 249-256): a background tile whose last dot outputs the line's
+    /// last pixels, finishes sprite evaluation and increments Y after coarse X.
+    #[inline(always)]
+    fn run_last_tile<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) {
+        self.background.shift();
+        self.background.reload();
+        if VISIBLE {
+            self.output_pixels_until(248);
+            self.snapshot_tile(248);
+        }
+        self.fetch_tile_row(bus);
+        self.background.shift_by(7);
+        if VISIBLE {
+            self.output_pixels_until(256);
+            self.run_evaluation_until(257);
+        }
+        self.scroll.increment_coarse_x();
+        self.scroll.increment_y();
+        self.dot = 257;
+    }
+
+    /// The first sprite slot (dots 257-264): the line's last shift and reload and the sprite
+    /// units' end of line on dot 257, its garbage nametable fetch with v from before the
+    /// horizontal copy, the second with v after it, then the slot's pattern fetches; the
+    /// OAM bus is left on the slot's fourth byte.
+    #[inline(always)]
+    fn run_first_sprite_slot<B: PpuBus>(&mut self, bus: &mut B) {
+        self.background.shift();
+        self.background.reload();
+        self.sprite_line.clear();
+        self.sprite_units_finish_line();
+        self.oam_addr = 0;
+        self.fetch(bus, self.scroll.nametable_addr());
+        self.scroll.copy_horizontal();
+        bus.dots_elapsed(2);
+        self.fetch(bus, self.scroll.nametable_addr());
+        bus.dots_elapsed(2);
+        self.oam_bus = self.sprite_slot_byte(260);
+        self.sprite_fetch_dot(bus, 261);
+        bus.dots_elapsed(2);
+        self.sprite_fetch_dot(bus, 263);
+        bus.dots_elapsed(2);
+        self.dot = 265;
     }
 
     /// One sprite fetch slot (dots 265-272, ..., 313-320; the first slot, from dot 257, also
@@ -374,6 +436,64 @@ impl Ppu {
             self.rendering_dot::<B, false>(bus);
         } else if self.dot == 339 {
             self.blanked_dot_339();
+        }
+    }
+
+    /// Runs up to `dots` dots at once where they do nothing but count, or output one colour:
+    /// the post-render and VBlank lines (but the VBlank flag's dot, 241/1), and a visible
+    /// line with rendering off (the backdrop, or the palette entry v points at, is constant
+    /// as long as no register access intervenes, and none does inside a batch). Stops at the
+    /// end of a line. Returns the dots run (0 = none: the next dot needs `tick`).
+    #[inline]
+    pub(crate) fn run_blank_dots<B: PpuBus>(&mut self, dots: u32, bus: &mut B) -> u32 {
+        if self.delays.any() {
+            return 0;
+        }
+        let line = self.scanline;
+        let dot = self.dot;
+        let end = if line < POST_RENDER_SCANLINE {
+            if self.rendering_enabled {
+                return 0;
+            }
+            let end = (u32::from(dot) + dots).min(u32::from(DOTS_PER_SCANLINE)) as u16;
+            self.fill_blank_pixels(dot, end);
+            if (dot..end).contains(&339) {
+                self.blanked_dot_339();
+            }
+            end
+        } else if line == PRE_RENDER_SCANLINE || (line == VBLANK_SCANLINE && dot <= 1) {
+            // The pre-render line's dots 1 and 338-339 and the VBlank flag's dot: per dot.
+            if line != VBLANK_SCANLINE || dot == 1 {
+                return 0;
+            }
+            // Dot 0 of the VBlank line, just before the flag is set.
+            1
+        } else {
+            (u32::from(dot) + dots).min(u32::from(DOTS_PER_SCANLINE)) as u16
+        };
+        let run = u32::from(end - dot);
+        bus.dots_elapsed(run);
+        // The line's last dot goes through `advance`, which starts the next line.
+        self.dot = end - 1;
+        self.advance();
+        run
+    }
+
+    /// Dots `first..end` of a visible line with rendering off: pixels `first - 1..end - 1`
+    /// show the backdrop, or the palette entry v points at inside `$3F00-$3FFF` (the
+    /// "background palette hack"), as `idle_visible_dot` does one at a time.
+    fn fill_blank_pixels(&mut self, first: u16, end: u16) {
+        let from = usize::from(first.max(1) - 1);
+        let to = usize::from(end.max(1) - 1).min(FRAME_WIDTH);
+        if from >= to {
+            return;
+        }
+        let v = self.scroll.v & 0x3FFF;
+        let index = if v >= 0x3F00 { palette_ram_index(v) } else { 0 };
+        let value = u16::from(self.palette_ram[index] & self.colour_mask) | self.emphasis_bits;
+        let row_start = usize::from(self.scanline) * FRAME_WIDTH;
+        if let Some(row) = self.frame.get_mut(row_start + from..row_start + to) {
+            row.fill(value);
         }
     }
 
@@ -631,8 +751,43 @@ impl Ppu {
 
     /// Writes the pixels from `pixel_x` up to (not including) `end_x` of the current visible
     /// line from the tile snapshot: background/sprite multiplexing, sprite 0 hit, colour.
-    #[inline]
+    ///
+    /// The commonest call, a whole tile on a line without sprites and outside the left clip,
+    /// is done inline with four two-pixel lookups; the rest goes to `output_pixels_general`.
+    #[inline(always)]
     fn output_pixels_until(&mut self, end_x: u16) {
+        let start_x = self.pixel_x;
+        let whole_plain_tile = end_x.wrapping_sub(start_x) == 8
+            && end_x <= FRAME_WIDTH as u16
+            && !self.sprite_line.occupied
+            && usize::from(start_x) >= self.background_min_x
+            && self.colour_pairs.valid;
+        if !whole_plain_tile {
+            self.output_pixels_general(end_x);
+            return;
+        }
+        self.pixel_x = end_x;
+        let first_cell = u32::from(self.scroll.fine_x & 7)
+            + u32::from(start_x.wrapping_sub(self.tile_base_x) & 7);
+        let cells = self.tile_cells << (4 * first_cell);
+        let start = usize::from(self.scanline) * FRAME_WIDTH + usize::from(start_x);
+        let Some(tile) = self.frame.get_mut(start..start + 8) else {
+            return;
+        };
+        for (pair, pixels) in tile.chunks_exact_mut(2).enumerate() {
+            let cells_byte = (cells >> (56 - 8 * pair)) as u8;
+            let values = self.colour_pairs.values[usize::from(cells_byte)];
+            pixels[0] = values as u16;
+            pixels[1] = (values >> 16) as u16;
+        }
+    }
+
+    /// `output_pixels_until` for any span: sprites, clipping, partial tiles.
+    #[inline(never)]
+    fn output_pixels_general(&mut self, end_x: u16) {
+        if !self.colour_pairs.valid {
+            self.rebuild_colour_pairs();
+        }
         let start_x = self.pixel_x;
         if start_x >= end_x {
             return;
@@ -725,6 +880,19 @@ impl Ppu {
             let source = if index & 3 == 0 { 0 } else { index };
             *entry = u16::from(self.palette_ram[source] & self.colour_mask) | self.emphasis_bits;
         }
+        // Rebuilt on the next pixels: palette uploads write many entries in a row.
+        self.colour_pairs.valid = false;
+    }
+
+    /// Recomputes `colour_pairs` from the background half of `colour_cache`.
+    #[cold]
+    fn rebuild_colour_pairs(&mut self) {
+        for (cells, values) in self.colour_pairs.values.iter_mut().enumerate() {
+            let first = self.colour_cache[cells >> 4];
+            let second = self.colour_cache[cells & 0x0F];
+            *values = u32::from(first) | (u32::from(second) << 16);
+        }
+        self.colour_pairs.valid = true;
     }
 }
 
