@@ -31,9 +31,21 @@ fn frames(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     let mut roms = vec![("synthetic_rendering".to_owned(), busy_rendering_program())];
     if let Ok(manifest) = find_manifest(None) {
-        let path = manifest_root(&manifest).join("cpu/instr_test-v5/rom_singles/01-basics.nes");
-        if let Ok(bytes) = std::fs::read(path) {
-            roms.push(("blargg_01_basics".to_owned(), bytes));
+        // An NROM test and an MMC3 one: the MMC3 watches PPU A12, whose IRQ timing decides
+        // how often the console must catch the PPU up.
+        for (name, path) in [
+            (
+                "blargg_01_basics",
+                "cpu/instr_test-v5/rom_singles/01-basics.nes",
+            ),
+            (
+                "mmc3_test_2_details",
+                "beyond/mmc3_test_2/rom_singles/2-details.nes",
+            ),
+        ] {
+            if let Ok(bytes) = std::fs::read(manifest_root(&manifest).join(path)) {
+                roms.push((name.to_owned(), bytes));
+            }
         }
     } else {
         eprintln!("test ROMs not found: benchmarking the synthetic ROM only");
