@@ -537,6 +537,13 @@ impl LuaHost {
         self.shared.borrow().paused
     }
 
+    /// Tell the script whether the emulator is paused (`emu.paused()`): a window mirrors its
+    /// pause state here, so a paused script waits at `frameadvance` and a user unpause (or a
+    /// frame advance) lets it run again, as in FCEUX.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.shared.borrow_mut().paused = paused;
+    }
+
     /// `emu.framecount()`.
     pub fn frame_count(&self) -> u64 {
         self.shared.borrow().frame_count

@@ -706,3 +706,42 @@ fn user_slot_saves_and_loads_fire_the_registered_callbacks() {
     rig.host.user_loaded_slot(&mut rig.nes, 3);
     assert_eq!(rig.host.take_output(), vec!["3 6 extra"]);
 }
+
+// ----- pause and speed, as a window drives them ----------------------------------------------
+
+#[test]
+fn a_paused_script_waits_at_frameadvance_until_the_window_unpauses_it() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "local n = 0\n\
+         while true do\n\
+           n = n + 1\n\
+           print(n, emu.paused())\n\
+           if n == 2 then emu.pause() end\n\
+           emu.frameadvance()\n\
+         end",
+    );
+    assert_eq!(rig.frames(2), ["1 false", "2 false"]);
+    assert!(rig.host.paused(), "emu.pause() is visible to the window");
+    // Paused: frames the window still runs (none, normally) do not resume the main loop.
+    assert!(rig.frames(3).is_empty());
+    rig.host.set_paused(false);
+    assert_eq!(rig.frames(1), ["3 false"]);
+}
+
+#[test]
+fn speed_modes_by_fceux_name_in_any_case() {
+    assert_eq!(SpeedMode::from_name("turbo"), Some(SpeedMode::Turbo));
+    assert_eq!(
+        SpeedMode::from_name("NoThrottle"),
+        Some(SpeedMode::NoThrottle)
+    );
+    assert!(SpeedMode::from_name("normal").unwrap().is_throttled());
+    assert!(!SpeedMode::from_name("maximum").unwrap().is_throttled());
+    assert_eq!(SpeedMode::from_name("fast"), None);
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(&rom, "emu.speedmode('maximum') emu.frameadvance()");
+    rig.frames(1);
+    assert_eq!(rig.host.speed_mode(), SpeedMode::Maximum);
+}

@@ -16,6 +16,15 @@ pub struct Config {
     pub emulation: EmulationConfig,
     pub keyboard: KeyboardConfig,
     pub gamepad: GamepadConfig,
+    pub lua: LuaConfig,
+}
+
+/// How a Lua script's output shows in the window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct LuaConfig {
+    /// Show the script's `print` lines on screen too (they always go to the terminal).
+    pub print_on_screen: bool,
 }
 
 /// How a pixel of the NES picture is shaped on screen.
@@ -355,6 +364,11 @@ rewind = ["LeftTrigger2"]
 save_state = ["RightTrigger"]
 load_state = ["LeftTrigger"]
 pause = ["Mode"]
+
+[lua]
+# A Lua script's print() output always goes to the terminal; also show it on screen?
+# (emu.message() and script errors are always shown.)
+print_on_screen = false
 "#;
 
 impl Config {
@@ -494,6 +508,7 @@ mod tests {
         config.audio.volume = 35;
         config.emulation.toggle_speed = 3.0;
         config.keyboard.player2.start = vec!["NumpadEnter".into()];
+        config.lua.print_on_screen = true;
         let text = toml::to_string(&config).unwrap();
         assert_eq!(Config::parse(&text).unwrap(), config);
     }

@@ -205,6 +205,12 @@ impl Osd {
         self.messages.len()
     }
 
+    /// The messages on screen now, oldest first.
+    #[cfg(test)]
+    pub fn messages(&self) -> impl Iterator<Item = String> + '_ {
+        self.messages.iter().map(|(text, _)| text.clone())
+    }
+
     #[cfg(test)]
     fn is_empty(&self) -> bool {
         self.messages.is_empty() && self.status.is_empty()

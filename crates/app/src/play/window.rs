@@ -18,11 +18,12 @@ use winit::window::{Fullscreen, Window, WindowId};
 use super::audio::AudioOutput;
 use super::config::{Config, PixelAspect};
 use super::game::{Game, GameOptions, SLOTS};
-use super::hooks::{FrameContext, FrameHook, Overlay, SpeedMode};
 use super::input::{Hotkey, HotkeyEvent, InputState};
 use super::osd::{self, Osd};
-use super::pacing::{DriftResampler, FramePacer, RateControl, Speed};
+use super::pacing::{AudioClock, DriftResampler, FramePacer, RateControl, Speed};
 use super::scale::Scaler;
+use super::script::Script;
+use nes_lua::SpeedMode;
 
 /// Largest share of a wake-up spent emulating when unthrottled, so the window stays
 /// responsive and still shows frames.
@@ -49,6 +50,8 @@ pub struct App {
     input: InputState,
     gilrs: Option<gilrs::Gilrs>,
     audio: Option<AudioOutput>,
+    /// The audio device's measured clock, which paces the frames.
+    audio_clock: Option<AudioClock>,
     rate_control: Option<RateControl>,
     resampler: DriftResampler,
     /// This frame's audio from the console, and after rate control (reused buffers).
@@ -59,11 +62,12 @@ pub struct App {
     pixels: Option<Pixels<'static>>,
     scaler: Scaler,
     aspect: PixelAspect,
-    /// The composed 256x240 picture: game, overlay, on-screen messages.
+    /// The composed 256x240 picture: game, script overlay, on-screen messages.
     picture: Vec<u8>,
-    overlay: Overlay,
     osd: Osd,
-    hooks: Vec<Box<dyn FrameHook>>,
+    /// The Lua script (`--lua`, or a dropped .lua file): it runs the frames with the game.
+    script: Option<Script>,
+    /// The script's `emu.speedmode`.
     speed_mode: SpeedMode,
     pacer: FramePacer,
     paused: bool,
@@ -97,6 +101,7 @@ impl App {
         session: Session,
         input: InputState,
         game: Option<Game>,
+        script: Option<Script>,
         notes: Vec<String>,
     ) -> App {
         let mut osd = Osd::default();
@@ -111,6 +116,7 @@ impl App {
             input,
             gilrs: None,
             audio: None,
+            audio_clock: None,
             rate_control: None,
             resampler: DriftResampler::default(),
             samples: Vec::with_capacity(4096),
@@ -121,9 +127,8 @@ impl App {
             scaler,
             aspect,
             picture: vec![0; SCREEN_WIDTH * SCREEN_HEIGHT * 4],
-            overlay: Overlay::default(),
             osd,
-            hooks: Vec::new(),
+            script,
             speed_mode: SpeedMode::Normal,
             pacer: FramePacer::new(Instant::now()),
             paused: false,
@@ -150,13 +155,46 @@ impl App {
                 game.nes.set_audio_sample_rate(rate);
             }
         }
+        app.start_script();
         app
     }
 
-    /// Add a per-frame hook (the Lua host plugs in here).
-    #[allow(dead_code)] // Used by the script host (issue 7) once it lands.
-    pub fn add_hook(&mut self, hook: Box<dyn FrameHook>) {
-        self.hooks.push(hook);
+    /// Start the script (afresh) on the loaded game; without a game it waits for one.
+    fn start_script(&mut self) {
+        let Some(script) = &mut self.script else {
+            return;
+        };
+        let Some(game) = &self.game else {
+            self.osd.message(format!(
+                "Lua script {} starts when a game is loaded",
+                script.name()
+            ));
+            return;
+        };
+        let note = script
+            .start(game, &self.session.palette)
+            .and_then(|started| script.enter_folder().map(|()| started));
+        let note = note.unwrap_or_else(|e| e);
+        eprintln!("{note}");
+        self.osd.message(note);
+        self.speed_mode = SpeedMode::Normal;
+    }
+
+    /// Stop the script (its `emu.registerexit` runs) on the console it ran on.
+    fn stop_script(&mut self) {
+        if let (Some(script), Some(game)) = (&mut self.script, &mut self.game) {
+            script.stop(&mut game.nes);
+            script.report(&mut self.osd, self.config.lua.print_on_screen);
+        }
+        self.speed_mode = SpeedMode::Normal;
+    }
+
+    /// A .lua file dropped onto the window replaces the running script.
+    fn load_script(&mut self, path: &Path) {
+        self.stop_script();
+        self.script = Some(Script::new(path, None));
+        self.start_script();
+        self.needs_redraw = true;
     }
 
     /// The error that ended the session, if any.
@@ -175,6 +213,7 @@ impl App {
             Ok(audio) => {
                 audio.set_volume(self.volume);
                 self.rate_control = Some(RateControl::new(audio.target(), MAX_RATE_ADJUSTMENT));
+                self.audio_clock = Some(AudioClock::new(audio.sample_rate(), Instant::now()));
                 self.audio = Some(audio);
             }
             Err(why) => {
@@ -312,6 +351,13 @@ impl App {
             return;
         }
         self.finished = true;
+        // The screenshot shows the window as it is now, the script's overlay included...
+        if self.session.screenshot.is_some() {
+            self.compose(self.session.screenshot_osd);
+        }
+        // ...then the script ends (its registerexit may still write to cartridge RAM) before
+        // the battery save.
+        self.stop_script();
         if let Some(game) = &mut self.game {
             match game.save_battery() {
                 Ok(Some(path)) => eprintln!("battery save written: {}", path.display()),
@@ -319,10 +365,9 @@ impl App {
                 Err(e) => self.error = Some(e),
             }
         }
-        if let Some(path) = self.session.screenshot.clone() {
-            self.compose(self.session.screenshot_osd);
+        if let Some(path) = &self.session.screenshot {
             match save_png(
-                &path,
+                path,
                 &self.picture,
                 SCREEN_WIDTH as u32,
                 SCREEN_HEIGHT as u32,
@@ -341,6 +386,7 @@ impl App {
         let mut notes = Vec::new();
         match Game::load(path, &self.session.game_options, &mut notes) {
             Ok(mut game) => {
+                self.stop_script();
                 if let Some(old) = &mut self.game {
                     if let Err(e) = old.save_battery() {
                         notes.push(e);
@@ -364,6 +410,13 @@ impl App {
             eprintln!("{note}");
             self.osd.message(note);
         }
+        if self
+            .script
+            .as_ref()
+            .is_some_and(|script| !script.is_running())
+        {
+            self.start_script();
+        }
         self.needs_redraw = true;
     }
 
@@ -384,6 +437,9 @@ impl App {
             }
             Hotkey::Pause => {
                 self.paused = !self.paused;
+                if let Some(script) = &mut self.script {
+                    script.set_paused(self.paused);
+                }
                 self.pacer.restart(Instant::now());
                 self.osd
                     .message(if self.paused { "Paused" } else { "Resumed" });
@@ -391,6 +447,9 @@ impl App {
             Hotkey::FrameAdvance => {
                 if !self.paused {
                     self.paused = true;
+                    if let Some(script) = &mut self.script {
+                        script.set_paused(true);
+                    }
                     self.osd.message("Paused (frame advance)");
                 } else {
                     self.advance_one = true;
@@ -470,13 +529,21 @@ impl App {
                 "Power cycled".to_owned()
             }
             Hotkey::SaveState => match game.save_state(self.slot) {
-                Ok(_) => format!("State {} saved", self.slot),
+                Ok(_) => {
+                    if let Some(script) = &mut self.script {
+                        script.state_saved(&mut game.nes, self.slot);
+                    }
+                    format!("State {} saved", self.slot)
+                }
                 Err(e) => e,
             },
             Hotkey::LoadState => match game.load_state(self.slot) {
                 Ok(()) => {
                     if let Some(audio) = &self.audio {
                         audio.clear();
+                    }
+                    if let Some(script) = &mut self.script {
+                        script.state_loaded(&mut game.nes, self.slot);
                     }
                     format!("State {} loaded", self.slot)
                 }
@@ -487,7 +554,7 @@ impl App {
                 let picture = compose_picture(
                     game,
                     &self.session.palette,
-                    &self.overlay,
+                    self.script.as_ref(),
                     None,
                     &mut self.picture,
                 );
@@ -599,25 +666,26 @@ impl App {
             }
             return false;
         }
-        game.nes.set_buttons(0, self.input.buttons(0));
-        game.nes.set_buttons(1, self.input.buttons(1));
-        self.overlay.clear();
-        for hook in &mut self.hooks {
-            let mut context = FrameContext {
-                overlay: &mut self.overlay,
-                osd: &mut self.osd,
-                speed_mode: &mut self.speed_mode,
-            };
-            hook.before_frame(&mut game.nes, &mut context);
-        }
-        game.nes.run_frame();
-        for hook in &mut self.hooks {
-            let mut context = FrameContext {
-                overlay: &mut self.overlay,
-                osd: &mut self.osd,
-                speed_mode: &mut self.speed_mode,
-            };
-            hook.after_frame(&mut game.nes, &mut context);
+        let user = [self.input.buttons(0), self.input.buttons(1)];
+        match &mut self.script {
+            Some(script) => {
+                let frame = script.run_frame(&mut game.nes, user);
+                script.report(&mut self.osd, self.config.lua.print_on_screen);
+                self.speed_mode = frame.speed_mode;
+                if frame.pause_requested && !self.paused {
+                    self.paused = true;
+                    self.osd.message("Paused by the Lua script");
+                }
+                if self.paused {
+                    // After a frame advance the script waits again.
+                    script.set_paused(true);
+                }
+            }
+            None => {
+                game.nes.set_buttons(0, user[0]);
+                game.nes.set_buttons(1, user[1]);
+                game.nes.run_frame();
+            }
         }
         if let Err(e) = game.frame_done() {
             eprintln!("{e}");
@@ -654,7 +722,7 @@ impl App {
                 compose_picture(
                     game,
                     &self.session.palette,
-                    &self.overlay,
+                    self.script.as_ref(),
                     osd,
                     &mut self.picture,
                 );
@@ -711,12 +779,14 @@ fn next_free_path(dir: &Path, name: &str) -> PathBuf {
 fn compose_picture<'a>(
     game: &Game,
     palette: &Palette,
-    overlay: &Overlay,
+    script: Option<&Script>,
     osd: Option<&Osd>,
     picture: &'a mut [u8],
 ) -> &'a [u8] {
     palette.to_rgba(game.nes.frame_buffer(), picture);
-    overlay.composite_onto(picture);
+    if let Some(script) = script {
+        script.composite_overlay(picture);
+    }
     if let Some(osd) = osd {
         osd.draw(picture);
     }
@@ -732,6 +802,7 @@ fn draw_start_screen(picture: &mut [u8]) {
         "NES",
         "",
         "DROP A .NES FILE ONTO THIS WINDOW",
+        "(A .LUA FILE DROPPED RUNS A SCRIPT)",
         "",
         "OR START WITH:",
         "NES PLAY GAME.NES",
@@ -765,7 +836,16 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => self.quit(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::RedrawRequested => self.redraw(event_loop),
-            WindowEvent::DroppedFile(path) => self.load_game(&path),
+            WindowEvent::DroppedFile(path) => {
+                let is_lua = path
+                    .extension()
+                    .is_some_and(|ext| ext.eq_ignore_ascii_case("lua"));
+                if is_lua {
+                    self.load_script(&path);
+                } else {
+                    self.load_game(&path);
+                }
+            }
             WindowEvent::Focused(false) => {
                 for event in self.input.release_all_keys() {
                     self.hotkey(event);
@@ -794,6 +874,10 @@ impl ApplicationHandler for App {
         }
         self.poll_gamepads();
         let now = Instant::now();
+        if let (Some(clock), Some(audio)) = (&mut self.audio_clock, &self.audio) {
+            clock.observe(now, audio.played());
+            self.pacer.set_clock_speed(clock.speed());
+        }
         if self.run_due_frames(now) {
             // Show the last frame before leaving.
             self.redraw(event_loop);
