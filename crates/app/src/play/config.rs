@@ -161,6 +161,7 @@ pub struct HotkeyBindings {
     pub mute: Vec<String>,
     pub fullscreen: Vec<String>,
     pub pixel_aspect: Vec<String>,
+    pub open_file: Vec<String>,
     pub quit: Vec<String>,
 }
 
@@ -209,6 +210,7 @@ impl Default for KeyboardConfig {
                 mute: keys(&["M"]),
                 fullscreen: keys(&["F11"]),
                 pixel_aspect: keys(&["F9"]),
+                open_file: keys(&["O"]),
                 quit: keys(&["Escape"]),
             },
         }
@@ -340,6 +342,8 @@ volume_down = ["Minus"]
 mute = ["M"]
 fullscreen = ["F11"]
 pixel_aspect = ["F9"]
+# The open-file dialog: a game (.nes) or a Lua script (.lua).
+open_file = ["O"]
 quit = ["Escape"]
 
 [gamepad]

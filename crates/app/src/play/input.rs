@@ -33,6 +33,8 @@ pub enum Hotkey {
     Mute,
     Fullscreen,
     PixelAspect,
+    /// The open-file dialog (a game or a Lua script).
+    OpenFile,
     Quit,
 }
 
@@ -155,6 +157,7 @@ impl<K: Copy + Eq + Hash> Bindings<K> {
             ("mute", &hotkeys.mute, Hotkey::Mute),
             ("fullscreen", &hotkeys.fullscreen, Hotkey::Fullscreen),
             ("pixel_aspect", &hotkeys.pixel_aspect, Hotkey::PixelAspect),
+            ("open_file", &hotkeys.open_file, Hotkey::OpenFile),
             ("quit", &hotkeys.quit, Hotkey::Quit),
         ];
         for (field, names, hotkey) in singles {

@@ -189,6 +189,47 @@ impl App {
         self.speed_mode = SpeedMode::Normal;
     }
 
+    /// A file dropped onto the window or chosen in the open-file dialog: a `.lua` file is a
+    /// script, anything else a game.
+    fn open_file(&mut self, path: &Path) {
+        let is_lua = path
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("lua"));
+        if is_lua {
+            self.load_script(path);
+        } else {
+            self.load_game(path);
+        }
+    }
+
+    /// The platform's open-file dialog (XDG desktop portal on Linux). The game waits while
+    /// it is open; on a desktop without one, dropping the file onto the window still works.
+    fn open_file_dialog(&mut self) {
+        let mut dialog = rfd::FileDialog::new()
+            .set_title("Open a game (.nes) or a Lua script (.lua)")
+            .add_filter("NES game or Lua script", &["nes", "NES", "lua"])
+            .add_filter("Any file", &["*"]);
+        if let Some(dir) = self.game.as_ref().and_then(|game| game.rom().parent()) {
+            dialog = dialog.set_directory(dir);
+        }
+        if let Some(window) = &self.window {
+            dialog = dialog.set_parent(window.as_ref());
+        }
+        let chosen = dialog.pick_file();
+        // Time stood still while the dialog was open: no catching up, no stale sound.
+        self.pacer.restart(Instant::now());
+        if let Some(audio) = &self.audio {
+            audio.clear();
+        }
+        match chosen {
+            Some(path) => self.open_file(&path),
+            None => self.osd.message(
+                "No file opened (without a file dialog on this desktop, drop the file onto \
+                 the window)",
+            ),
+        }
+    }
+
     /// A .lua file dropped onto the window replaces the running script.
     fn load_script(&mut self, path: &Path) {
         self.stop_script();
@@ -502,6 +543,7 @@ impl App {
                     PixelAspect::Ntsc => "8:7 pixels (NTSC television)",
                 });
             }
+            Hotkey::OpenFile => self.open_file_dialog(),
             Hotkey::Quit => {} // Handled where the event loop is at hand.
             Hotkey::SoftReset
             | Hotkey::PowerCycle
@@ -802,7 +844,8 @@ fn draw_start_screen(picture: &mut [u8]) {
         "NES",
         "",
         "DROP A .NES FILE ONTO THIS WINDOW",
-        "(A .LUA FILE DROPPED RUNS A SCRIPT)",
+        "OR PRESS O TO OPEN ONE",
+        "(A .LUA FILE RUNS A SCRIPT)",
         "",
         "OR START WITH:",
         "NES PLAY GAME.NES",
@@ -836,16 +879,7 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => self.quit(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::RedrawRequested => self.redraw(event_loop),
-            WindowEvent::DroppedFile(path) => {
-                let is_lua = path
-                    .extension()
-                    .is_some_and(|ext| ext.eq_ignore_ascii_case("lua"));
-                if is_lua {
-                    self.load_script(&path);
-                } else {
-                    self.load_game(&path);
-                }
-            }
+            WindowEvent::DroppedFile(path) => self.open_file(&path),
             WindowEvent::Focused(false) => {
                 for event in self.input.release_all_keys() {
                     self.hotkey(event);
