@@ -162,6 +162,7 @@ pub struct HotkeyBindings {
     pub fullscreen: Vec<String>,
     pub pixel_aspect: Vec<String>,
     pub open_file: Vec<String>,
+    pub lua_script: Vec<String>,
     pub quit: Vec<String>,
 }
 
@@ -211,6 +212,7 @@ impl Default for KeyboardConfig {
                 fullscreen: keys(&["F11"]),
                 pixel_aspect: keys(&["F9"]),
                 open_file: keys(&["O"]),
+                lua_script: keys(&["F8"]),
                 quit: keys(&["Escape"]),
             },
         }
@@ -344,6 +346,8 @@ fullscreen = ["F11"]
 pixel_aspect = ["F9"]
 # The open-file dialog: a game (.nes) or a Lua script (.lua).
 open_file = ["O"]
+# Stop the Lua script (its emu.registerexit runs), or restart it from the top.
+lua_script = ["F8"]
 quit = ["Escape"]
 
 [gamepad]

@@ -35,6 +35,8 @@ pub enum Hotkey {
     PixelAspect,
     /// The open-file dialog (a game or a Lua script).
     OpenFile,
+    /// Stop the Lua script, or start it again (afresh) when stopped.
+    ToggleScript,
     Quit,
 }
 
@@ -158,6 +160,7 @@ impl<K: Copy + Eq + Hash> Bindings<K> {
             ("fullscreen", &hotkeys.fullscreen, Hotkey::Fullscreen),
             ("pixel_aspect", &hotkeys.pixel_aspect, Hotkey::PixelAspect),
             ("open_file", &hotkeys.open_file, Hotkey::OpenFile),
+            ("lua_script", &hotkeys.lua_script, Hotkey::ToggleScript),
             ("quit", &hotkeys.quit, Hotkey::Quit),
         ];
         for (field, names, hotkey) in singles {

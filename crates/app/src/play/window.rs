@@ -230,6 +230,23 @@ impl App {
         }
     }
 
+    /// Stop the running script, or start the stopped one again from the top.
+    fn toggle_script(&mut self) {
+        let Some(script) = &self.script else {
+            self.osd
+                .message("No Lua script: start one with --lua, O, or by dropping a .lua file");
+            return;
+        };
+        if script.is_running() {
+            let name = script.name();
+            self.stop_script();
+            eprintln!("Lua script {name} stopped");
+            self.osd.message(format!("Lua script {name} stopped"));
+        } else {
+            self.start_script();
+        }
+    }
+
     /// A .lua file dropped onto the window replaces the running script.
     fn load_script(&mut self, path: &Path) {
         self.stop_script();
@@ -544,6 +561,7 @@ impl App {
                 });
             }
             Hotkey::OpenFile => self.open_file_dialog(),
+            Hotkey::ToggleScript => self.toggle_script(),
             Hotkey::Quit => {} // Handled where the event loop is at hand.
             Hotkey::SoftReset
             | Hotkey::PowerCycle
@@ -939,5 +957,162 @@ impl ApplicationHandler for App {
             }
             _ => event_loop.set_control_flow(ControlFlow::WaitUntil(idle)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::input::InputMap;
+    use super::*;
+
+    /// NROM: waits for the PPU to warm up, turns NMI on and loops (each NMI just returns).
+    fn rom(dir: &Path) -> PathBuf {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        let mut prg = vec![0xEA; 0x8000];
+        #[rustfmt::skip]
+        let main = [
+            0x2C, 0x02, 0x20, 0x10, 0xFB, // BIT $2002; BPL (wait for vblank)
+            0x2C, 0x02, 0x20, 0x10, 0xFB, // again
+            0xA9, 0x80, 0x8D, 0x00, 0x20, // LDA #$80; STA $2000
+            0x4C, 0x0F, 0x80,             // JMP *
+        ];
+        prg[..main.len()].copy_from_slice(&main);
+        prg[0x100] = 0x40; // RTI
+        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
+        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        image.extend_from_slice(&prg);
+        image.extend_from_slice(&[0; 0x2000]);
+        let path = dir.join("loop.nes");
+        std::fs::write(&path, image).unwrap();
+        path
+    }
+
+    /// The window's state without a window: no audio, no gamepads, the game and the script
+    /// from `dir`.
+    fn app(dir: &Path, script_source: &str) -> App {
+        let mut config = Config::default();
+        config.gamepad.enabled = false;
+        config.audio.enabled = false;
+        let game_options = GameOptions {
+            save_dir: Some(dir.to_owned()),
+            battery: false,
+            rewind_bytes: 0,
+            rewind_interval: 1,
+        };
+        let game = Game::load(&rom(dir), &game_options, &mut Vec::new()).unwrap();
+        let script_path = dir.join("first.lua");
+        std::fs::write(&script_path, script_source).unwrap();
+        let session = Session {
+            palette: Palette::ntsc(),
+            game_options,
+            exit_after_frames: None,
+            screenshot: None,
+            screenshot_osd: false,
+            audio: false,
+        };
+        let input = InputState::new(InputMap::from_config(&config).unwrap(), 0.5);
+        let script = Script::new(&script_path, None);
+        App::new(config, session, input, Some(game), Some(script), Vec::new())
+    }
+
+    fn press(app: &mut App, hotkey: Hotkey) {
+        app.hotkey(HotkeyEvent {
+            hotkey,
+            pressed: true,
+        });
+    }
+
+    fn peek(app: &App, addr: u16) -> u8 {
+        app.game.as_ref().unwrap().nes.peek(addr)
+    }
+
+    const PAUSING_SCRIPT: &str = r##"
+        emu.registerexit(function() memory.writebyte(0x0300, 0x42) end)
+        gui.register(function() gui.box(0, 0, 9, 9, "#0000FFFF", "#0000FFFF") end)
+        for i = 1, 3 do emu.frameadvance() end
+        emu.pause()
+        while true do memory.writebyte(0x0301, emu.framecount()) emu.frameadvance() end
+    "##;
+
+    #[test]
+    fn the_script_draws_pauses_the_window_and_stops_and_restarts_on_f8() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(dir.path(), PAUSING_SCRIPT);
+        // The start-up frame, then the script's slices: the fourth calls emu.pause().
+        for _ in 0..4 {
+            app.run_frame();
+            assert!(!app.paused);
+        }
+        app.run_frame();
+        assert!(app.paused, "emu.pause() pauses the window");
+        app.compose(false);
+        assert_eq!(&app.picture[..4], &[0, 0, 255, 255], "the overlay is drawn");
+
+        // The player resumes: the script's loop runs again.
+        press(&mut app, Hotkey::Pause);
+        assert!(!app.paused);
+        app.run_frame();
+        // Four input latches before this slice (framecount counts them, FCEUX's way).
+        assert_eq!(peek(&app, 0x0301), 4);
+
+        // F8 stops it (its registerexit runs) and restarts it from the top.
+        press(&mut app, Hotkey::ToggleScript);
+        assert!(!app.script.as_ref().unwrap().is_running());
+        assert_eq!(peek(&app, 0x0300), 0x42);
+        app.compose(false);
+        assert_ne!(
+            &app.picture[..4],
+            &[0, 0, 255, 255],
+            "no overlay once stopped"
+        );
+        press(&mut app, Hotkey::ToggleScript);
+        assert!(app.script.as_ref().unwrap().is_running());
+    }
+
+    #[test]
+    fn a_dropped_script_replaces_the_running_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(dir.path(), PAUSING_SCRIPT);
+        app.run_frame();
+        app.run_frame();
+        let second = dir.path().join("second.lua");
+        std::fs::write(
+            &second,
+            "emu.speedmode('maximum') while true do emu.frameadvance() end",
+        )
+        .unwrap();
+        app.open_file(&second);
+        assert_eq!(
+            peek(&app, 0x0300),
+            0x42,
+            "the first script's registerexit ran"
+        );
+        let script = app.script.as_ref().unwrap();
+        assert_eq!(script.name(), "second.lua");
+        assert!(script.is_running());
+        app.run_frame();
+        assert_eq!(app.speed(), Speed::Unthrottled, "emu.speedmode unthrottles");
+    }
+
+    #[test]
+    fn state_slots_call_the_script_s_save_and_load_callbacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(
+            dir.path(),
+            r#"
+            savestate.registersave(function(slot) return slot * 2 end)
+            savestate.registerload(function(slot, doubled) memory.writebyte(0x0302, doubled) end)
+            while true do emu.frameadvance() end
+            "#,
+        );
+        for _ in 0..3 {
+            app.run_frame();
+        }
+        press(&mut app, Hotkey::SelectSlot(3));
+        press(&mut app, Hotkey::SaveState);
+        assert!(dir.path().join("loop.state3").is_file());
+        press(&mut app, Hotkey::LoadState);
+        assert_eq!(peek(&app, 0x0302), 6);
     }
 }
