@@ -442,7 +442,7 @@ impl App {
 
     fn load_game(&mut self, path: &Path) {
         let mut notes = Vec::new();
-        match Game::load(path, &self.session.game_options, &mut notes) {
+        let loaded = match Game::load(path, &self.session.game_options, &mut notes) {
             Ok(mut game) => {
                 self.stop_script();
                 if let Some(old) = &mut self.game {
@@ -461,18 +461,19 @@ impl App {
                 if let Some(window) = &self.window {
                     window.set_title(&self.title());
                 }
+                true
             }
-            Err(e) => notes.push(e),
-        }
+            Err(e) => {
+                notes.push(e);
+                false
+            }
+        };
         for note in notes {
             eprintln!("{note}");
             self.osd.message(note);
         }
-        if self
-            .script
-            .as_ref()
-            .is_some_and(|script| !script.is_running())
-        {
+        if loaded {
+            // A script's state belongs to one game: it starts afresh on the new one.
             self.start_script();
         }
         self.needs_redraw = true;
@@ -1093,6 +1094,36 @@ mod tests {
         assert!(script.is_running());
         app.run_frame();
         assert_eq!(app.speed(), Speed::Unthrottled, "emu.speedmode unthrottles");
+    }
+
+    #[test]
+    fn another_game_restarts_the_script_on_it_and_a_bad_one_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(
+            dir.path(),
+            "while true do memory.writebyte(0x0301, emu.framecount()) emu.frameadvance() end",
+        );
+        for _ in 0..3 {
+            app.run_frame();
+        }
+        assert_eq!(peek(&app, 0x0301), 1);
+        let junk = dir.path().join("junk.nes");
+        std::fs::write(&junk, b"not a ROM").unwrap();
+        app.open_file(&junk);
+        assert_eq!(app.game.as_ref().unwrap().name(), "loop");
+        app.run_frame();
+        assert_eq!(peek(&app, 0x0301), 2, "the script goes on undisturbed");
+
+        let other = dir.path().join("other.nes");
+        std::fs::copy(dir.path().join("loop.nes"), &other).unwrap();
+        app.open_file(&other);
+        assert_eq!(app.game.as_ref().unwrap().name(), "other");
+        assert!(app.script.as_ref().unwrap().is_running());
+        // Start-up frame, then the restarted script's first slices on the new console.
+        for _ in 0..3 {
+            app.run_frame();
+        }
+        assert_eq!(peek(&app, 0x0301), 1);
     }
 
     #[test]
