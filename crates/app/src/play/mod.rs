@@ -1,6 +1,7 @@
 //! `nes play`: the desktop frontend. A winit window showing the picture through pixels, cpal
-//! audio with dynamic rate control, keyboard and gilrs gamepads remappable in a TOML file,
-//! and the usual emulator controls (pause, frame advance, states, rewind, fast-forward).
+//! audio whose clock paces the frames (with dynamic rate control), keyboard and gilrs gamepads
+//! remappable in a TOML file, the usual emulator controls (pause, frame advance, states,
+//! rewind, fast-forward) and FCEUX Lua scripts running with the game.
 
 mod audio;
 mod config;
