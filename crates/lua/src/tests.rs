@@ -745,3 +745,25 @@ fn speed_modes_by_fceux_name_in_any_case() {
     rig.frames(1);
     assert_eq!(rig.host.speed_mode(), SpeedMode::Maximum);
 }
+
+#[test]
+fn input_get_and_zapper_read_report_the_host_keyboard_and_mouse() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "while true do\n\
+           local i = input.get()\n\
+           local z = zapper.read()\n\
+           print(i.A, i.shift, i.B, i.xmouse, i.ymouse, i.click, z.x, z.y, z.fire)\n\
+           emu.frameadvance()\n\
+         end",
+    );
+    assert_eq!(rig.frames(1), ["nil nil nil 0 0 0 0 0 0"]);
+    rig.host.set_host_input(HostInput {
+        keys: vec!["A", "shift", "leftclick"],
+        mouse_x: 100,
+        mouse_y: -3,
+        buttons: 1,
+    });
+    assert_eq!(rig.frames(1), ["true true nil 100 -3 1 100 -3 1"]);
+}

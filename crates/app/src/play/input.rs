@@ -267,6 +267,11 @@ impl InputState {
         )
     }
 
+    /// The keyboard keys held now (whatever they are bound to).
+    pub fn keys_held(&self) -> &[KeyCode] {
+        &self.keys_held
+    }
+
     /// Forget held keys (the window lost focus: their releases will not arrive).
     pub fn release_all_keys(&mut self) -> Vec<HotkeyEvent> {
         let keys = std::mem::take(&mut self.keys_held);

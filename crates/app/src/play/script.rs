@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use nes::{Buttons, Nes, Palette};
-use nes_lua::{FrameInput, HostOptions, LuaHost, SpeedMode};
+use nes_lua::{FrameInput, HostInput, HostOptions, LuaHost, SpeedMode};
+use winit::keyboard::KeyCode;
 
 use super::game::Game;
 use super::osd::Osd;
@@ -115,6 +116,31 @@ impl Script {
         }
     }
 
+    /// What `input.get()` and `zapper.read()` report: the keys held, and the mouse over the
+    /// picture (`mouse` in picture pixels, `buttons` 1 left, 2 right, 4 middle).
+    pub fn set_host_input(&mut self, keys: &[KeyCode], mouse: (i32, i32), buttons: u8) {
+        let Some(host) = &mut self.host else {
+            return;
+        };
+        let mut names: Vec<&'static str> = Vec::with_capacity(keys.len() + 3);
+        for name in keys.iter().filter_map(|&key| fceux_key_name(key)) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        for (bit, name) in [(1, "leftclick"), (2, "rightclick"), (4, "middleclick")] {
+            if buttons & bit != 0 {
+                names.push(name);
+            }
+        }
+        host.set_host_input(HostInput {
+            keys: names,
+            mouse_x: mouse.0,
+            mouse_y: mouse.1,
+            buttons,
+        });
+    }
+
     /// Mirror the window's pause state into `emu.paused()` (and let a paused script wait).
     pub fn set_paused(&mut self, paused: bool) {
         if let Some(host) = &mut self.host {
@@ -170,6 +196,111 @@ impl Script {
             host.user_loaded_slot(nes, slot);
         }
     }
+}
+
+/// FCEUX's `input.get()` name of a key (its Windows build's names, which scripts test for);
+/// both Shift keys are "shift", both Ctrl keys "control".
+fn fceux_key_name(key: KeyCode) -> Option<&'static str> {
+    use KeyCode as K;
+    Some(match key {
+        K::KeyA => "A",
+        K::KeyB => "B",
+        K::KeyC => "C",
+        K::KeyD => "D",
+        K::KeyE => "E",
+        K::KeyF => "F",
+        K::KeyG => "G",
+        K::KeyH => "H",
+        K::KeyI => "I",
+        K::KeyJ => "J",
+        K::KeyK => "K",
+        K::KeyL => "L",
+        K::KeyM => "M",
+        K::KeyN => "N",
+        K::KeyO => "O",
+        K::KeyP => "P",
+        K::KeyQ => "Q",
+        K::KeyR => "R",
+        K::KeyS => "S",
+        K::KeyT => "T",
+        K::KeyU => "U",
+        K::KeyV => "V",
+        K::KeyW => "W",
+        K::KeyX => "X",
+        K::KeyY => "Y",
+        K::KeyZ => "Z",
+        K::Digit0 => "0",
+        K::Digit1 => "1",
+        K::Digit2 => "2",
+        K::Digit3 => "3",
+        K::Digit4 => "4",
+        K::Digit5 => "5",
+        K::Digit6 => "6",
+        K::Digit7 => "7",
+        K::Digit8 => "8",
+        K::Digit9 => "9",
+        K::Numpad0 => "numpad0",
+        K::Numpad1 => "numpad1",
+        K::Numpad2 => "numpad2",
+        K::Numpad3 => "numpad3",
+        K::Numpad4 => "numpad4",
+        K::Numpad5 => "numpad5",
+        K::Numpad6 => "numpad6",
+        K::Numpad7 => "numpad7",
+        K::Numpad8 => "numpad8",
+        K::Numpad9 => "numpad9",
+        K::F1 => "F1",
+        K::F2 => "F2",
+        K::F3 => "F3",
+        K::F4 => "F4",
+        K::F5 => "F5",
+        K::F6 => "F6",
+        K::F7 => "F7",
+        K::F8 => "F8",
+        K::F9 => "F9",
+        K::F10 => "F10",
+        K::F11 => "F11",
+        K::F12 => "F12",
+        K::ShiftLeft | K::ShiftRight => "shift",
+        K::ControlLeft | K::ControlRight => "control",
+        K::AltLeft | K::AltRight => "alt",
+        K::Backspace => "backspace",
+        K::Tab => "tab",
+        K::Enter | K::NumpadEnter => "enter",
+        K::Pause => "pause",
+        K::CapsLock => "capslock",
+        K::Escape => "escape",
+        K::Space => "space",
+        K::PageUp => "pageup",
+        K::PageDown => "pagedown",
+        K::End => "end",
+        K::Home => "home",
+        K::ArrowLeft => "left",
+        K::ArrowUp => "up",
+        K::ArrowRight => "right",
+        K::ArrowDown => "down",
+        K::Insert => "insert",
+        K::Delete => "delete",
+        K::NumpadMultiply => "numpad*",
+        K::NumpadAdd => "numpad+",
+        K::NumpadSubtract => "numpad-",
+        K::NumpadDecimal => "numpad.",
+        K::NumpadDivide => "numpad/",
+        K::NumLock => "numlock",
+        K::ScrollLock => "scrolllock",
+        K::Semicolon => ";",
+        K::Equal => "=",
+        K::Comma => ",",
+        K::Minus => "-",
+        K::Period => ".",
+        K::Slash => "/",
+        K::Backquote => "`",
+        K::BracketLeft => "[",
+        K::Backslash => "\\",
+        K::BracketRight => "]",
+        K::Quote => "'",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -287,6 +418,41 @@ mod tests {
         }
         // Pad bits as read: A first (bit 7 after eight ROLs), Select third.
         assert_eq!(game.nes.peek(0x10), 0b1010_0000);
+    }
+
+    #[test]
+    fn input_get_sees_fceux_key_names_and_the_mouse() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut game = game(dir.path());
+        let mut script = script(
+            dir.path(),
+            "while true do\n\
+               local i = input.get()\n\
+               print(i.A, i.shift, i.F1, i[';'], i.leftclick, i.rightclick, i.xmouse, i.ymouse)\n\
+               emu.frameadvance()\n\
+             end",
+        );
+        script.start(&game, &Palette::ntsc()).unwrap();
+        let keys = [
+            KeyCode::KeyA,
+            KeyCode::ShiftLeft,
+            KeyCode::ShiftRight,
+            KeyCode::F1,
+            KeyCode::Semicolon,
+            KeyCode::LaunchMail,
+        ];
+        script.set_host_input(&keys, (128, 200), 2);
+        script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
+        script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
+        let mut osd = Osd::default();
+        script.report(&mut osd, true);
+        assert_eq!(
+            osd.messages().collect::<Vec<_>>(),
+            ["true true true true nil true 128 200"]
+        );
+        assert_eq!(fceux_key_name(KeyCode::ControlRight), Some("control"));
+        assert_eq!(fceux_key_name(KeyCode::Backslash), Some("\\"));
+        assert_eq!(fceux_key_name(KeyCode::LaunchMail), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use nes_app::output::save_png;
 use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, WindowEvent};
+use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::keyboard::PhysicalKey;
 use winit::window::{Fullscreen, Window, WindowId};
@@ -69,6 +69,10 @@ pub struct App {
     script: Option<Script>,
     /// The script's `emu.speedmode`.
     speed_mode: SpeedMode,
+    /// The mouse pointer in picture pixels and its buttons (1 left, 2 right, 4 middle), for
+    /// a script's `input.get()` and `zapper.read()`.
+    mouse: (i32, i32),
+    mouse_buttons: u8,
     pacer: FramePacer,
     paused: bool,
     advance_one: bool,
@@ -130,6 +134,8 @@ impl App {
             osd,
             script,
             speed_mode: SpeedMode::Normal,
+            mouse: (0, 0),
+            mouse_buttons: 0,
             pacer: FramePacer::new(Instant::now()),
             paused: false,
             advance_one: false,
@@ -730,6 +736,7 @@ impl App {
         let user = [self.input.buttons(0), self.input.buttons(1)];
         match &mut self.script {
             Some(script) => {
+                script.set_host_input(self.input.keys_held(), self.mouse, self.mouse_buttons);
                 let frame = script.run_frame(&mut game.nes, user);
                 script.report(&mut self.osd, self.config.lua.print_on_screen);
                 self.speed_mode = frame.speed_mode;
@@ -899,7 +906,37 @@ impl ApplicationHandler for App {
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::RedrawRequested => self.redraw(event_loop),
             WindowEvent::DroppedFile(path) => self.open_file(&path),
+            WindowEvent::CursorMoved { position, .. } => {
+                if let Some(pixels) = &self.pixels {
+                    // Window position to a pixel of the scaled picture (outside it: beyond
+                    // its edges), then to a picture pixel.
+                    let (x, y) = pixels
+                        .window_pos_to_pixel((position.x as f32, position.y as f32))
+                        .map_or_else(|(x, y)| (x as i64, y as i64), |(x, y)| (x as i64, y as i64));
+                    let to_picture = |at: i64, scaled: u32, size: usize| {
+                        (at * size as i64).div_euclid(i64::from(scaled.max(1))) as i32
+                    };
+                    self.mouse = (
+                        to_picture(x, self.scaler.width, SCREEN_WIDTH),
+                        to_picture(y, self.scaler.height, SCREEN_HEIGHT),
+                    );
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let bit = match button {
+                    MouseButton::Left => 1,
+                    MouseButton::Right => 2,
+                    MouseButton::Middle => 4,
+                    _ => 0,
+                };
+                if state == ElementState::Pressed {
+                    self.mouse_buttons |= bit;
+                } else {
+                    self.mouse_buttons &= !bit;
+                }
+            }
             WindowEvent::Focused(false) => {
+                self.mouse_buttons = 0;
                 for event in self.input.release_all_keys() {
                     self.hotkey(event);
                 }
