@@ -169,6 +169,95 @@ fn the_window_shows_the_same_picture_as_the_headless_run() {
     );
 }
 
+/// The Tetris AI's way of drawing: a `gui.register` callback, every frame.
+const OVERLAY_SCRIPT: &str = r##"
+local f = io.open("ran.txt", "w") f:write("yes") f:close()
+print("overlay script started")
+emu.message("hello from Lua")
+gui.register(function()
+  gui.box(16, 24, 79, 63, "#00FF00FF", "#00FF00FF")
+  gui.text(20, 100, "AI", "white", "black")
+end)
+while true do emu.frameadvance() end
+"##;
+
+#[test]
+fn a_lua_overlay_shows_over_the_game_in_the_window() {
+    if !have_xvfb() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rom = test_rom(dir.path());
+    let rom = rom.to_str().unwrap();
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir(&scripts).unwrap();
+    let script = scripts.join("overlay.lua");
+    std::fs::write(&script, OVERLAY_SCRIPT).unwrap();
+    let runtime = dir.path().join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    // Relative output paths are the user's working directory's, even though the script runs
+    // in its own folder.
+    let out = run_with_timeout(
+        Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1024x768x24", nes_binary(), "play"])
+            .args([rom, "--exit-after-frames", "60", "--no-battery"])
+            .args(["--screenshot", "window.png", "--lua"])
+            .arg(&script)
+            .arg("--config")
+            .arg(dir.path().join("config/config.toml"))
+            .current_dir(dir.path())
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("WGPU_BACKEND", "vulkan")
+            .env_remove("WAYLAND_DISPLAY"),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "nes play failed:\n{stderr}");
+    assert!(stdout.contains("overlay script started"), "{stdout}");
+    assert!(
+        stderr.contains("Lua script overlay.lua running"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("lua message: hello from Lua"), "{stderr}");
+    assert!(!stderr.contains("lua error"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(scripts.join("ran.txt")).unwrap(),
+        "yes"
+    );
+
+    let (width, height, window) = read_png(&dir.path().join("window.png"));
+    assert_eq!((width, height), (256, 240));
+    let pixel = |x: usize, y: usize| &window[(y * 256 + x) * 4..][..3];
+    for (x, y) in [(16, 24), (50, 40), (79, 63)] {
+        assert_eq!(
+            pixel(x, y),
+            [0, 255, 0],
+            "inside the overlay's box at ({x}, {y})"
+        );
+    }
+    // Outside the box the game shows through: the picture equals the headless run's with the
+    // same script (which composites the overlay the same way).
+    let headless = dir.path().join("headless.png");
+    let reference = Command::new(nes_binary())
+        .args(["run", rom, "--frames", "60", "--no-battery", "--lua"])
+        .arg(&script)
+        .arg("--screenshot")
+        .arg(&headless)
+        .output()
+        .unwrap();
+    assert!(
+        reference.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reference.stderr)
+    );
+    let (_, _, expected) = read_png(&headless);
+    assert!(
+        window == expected,
+        "the window's picture differs from `nes run --lua`'s"
+    );
+    assert_ne!(pixel(8, 8), [0, 255, 0], "the game shows outside the box");
+}
+
 #[test]
 fn without_a_rom_the_window_says_how_to_open_one() {
     if !have_xvfb() {

@@ -1252,26 +1252,36 @@ fn movie_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
 fn install_small_tables(lua: &Lua, shared: &SharedRef) -> mlua::Result<()> {
     let globals = lua.globals();
     let input = lua.create_table()?;
+    let s = shared.clone();
     input.set(
         "get",
-        lua.create_function(|lua, ()| {
+        lua.create_function(move |lua, ()| {
+            let shared = s.borrow();
+            let host = &shared.host_input;
             let t = lua.create_table()?;
-            t.set("xmouse", 0)?;
-            t.set("ymouse", 0)?;
-            t.set("click", 0)?;
+            for &key in &host.keys {
+                t.set(key, true)?;
+            }
+            t.set("xmouse", host.mouse_x)?;
+            t.set("ymouse", host.mouse_y)?;
+            t.set("click", host.buttons)?;
             Ok(t)
         })?,
     )?;
     input.set("popup", lua.create_function(|_, _: MultiValue| Ok("ok"))?)?;
     globals.set("input", input)?;
     let zapper = lua.create_table()?;
+    let s = shared.clone();
     zapper.set(
         "read",
-        lua.create_function(|lua, _: MultiValue| {
+        // The zapper is aimed with the mouse and fired with its left button, as in FCEUX.
+        lua.create_function(move |lua, _: MultiValue| {
+            let shared = s.borrow();
+            let host = &shared.host_input;
             let t = lua.create_table()?;
-            t.set("x", 0)?;
-            t.set("y", 0)?;
-            t.set("fire", 0)?;
+            t.set("x", host.mouse_x)?;
+            t.set("y", host.mouse_y)?;
+            t.set("fire", host.buttons & 1)?;
             Ok(t)
         })?,
     )?;

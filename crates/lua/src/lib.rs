@@ -66,6 +66,21 @@ pub struct FrameInput {
     pub movie: Option<[Buttons; 2]>,
 }
 
+/// The computer's keyboard and mouse as a script sees them (`input.get()`, `zapper.read()`).
+/// A window sets it before each frame; headless runs leave it empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostInput {
+    /// FCEUX's names of the keys held: `"A"`-`"Z"`, `"0"`-`"9"`, `"F1"`, `"shift"`,
+    /// `"control"`, `"alt"`, `"up"`, `"enter"`, `"space"`, `"numpad5"`, `";"`, ... and the
+    /// mouse buttons `"leftclick"`, `"rightclick"`, `"middleclick"`.
+    pub keys: Vec<&'static str>,
+    /// The mouse pointer in picture pixels (0-255, 0-239 over the picture; beyond when off it).
+    pub mouse_x: i32,
+    pub mouse_y: i32,
+    /// Mouse buttons held: 1 left, 2 right, 4 middle.
+    pub buttons: u8,
+}
+
 /// Where the host keeps files and how it reports.
 #[derive(Debug, Clone)]
 pub struct HostOptions {
@@ -167,6 +182,7 @@ pub(crate) struct Shared {
     pub(crate) palette: Option<Palette>,
     pub(crate) movie: MovieStatus,
     pub(crate) cycle_base: u64,
+    pub(crate) host_input: HostInput,
 }
 
 /// What the app tells the host about movie playback (`movie.*`).
@@ -535,6 +551,18 @@ impl LuaHost {
     /// `emu.pause()` was called and `emu.unpause()` not yet.
     pub fn paused(&self) -> bool {
         self.shared.borrow().paused
+    }
+
+    /// Tell the script whether the emulator is paused (`emu.paused()`): a window mirrors its
+    /// pause state here, so a paused script waits at `frameadvance` and a user unpause (or a
+    /// frame advance) lets it run again, as in FCEUX.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.shared.borrow_mut().paused = paused;
+    }
+
+    /// The keyboard and mouse `input.get()` and `zapper.read()` report from now on.
+    pub fn set_host_input(&mut self, input: HostInput) {
+        self.shared.borrow_mut().host_input = input;
     }
 
     /// `emu.framecount()`.

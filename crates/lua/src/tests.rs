@@ -706,3 +706,64 @@ fn user_slot_saves_and_loads_fire_the_registered_callbacks() {
     rig.host.user_loaded_slot(&mut rig.nes, 3);
     assert_eq!(rig.host.take_output(), vec!["3 6 extra"]);
 }
+
+// ----- pause and speed, as a window drives them ----------------------------------------------
+
+#[test]
+fn a_paused_script_waits_at_frameadvance_until_the_window_unpauses_it() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "local n = 0\n\
+         while true do\n\
+           n = n + 1\n\
+           print(n, emu.paused())\n\
+           if n == 2 then emu.pause() end\n\
+           emu.frameadvance()\n\
+         end",
+    );
+    assert_eq!(rig.frames(2), ["1 false", "2 false"]);
+    assert!(rig.host.paused(), "emu.pause() is visible to the window");
+    // Paused: frames the window still runs (none, normally) do not resume the main loop.
+    assert!(rig.frames(3).is_empty());
+    rig.host.set_paused(false);
+    assert_eq!(rig.frames(1), ["3 false"]);
+}
+
+#[test]
+fn speed_modes_by_fceux_name_in_any_case() {
+    assert_eq!(SpeedMode::from_name("turbo"), Some(SpeedMode::Turbo));
+    assert_eq!(
+        SpeedMode::from_name("NoThrottle"),
+        Some(SpeedMode::NoThrottle)
+    );
+    assert!(SpeedMode::from_name("normal").unwrap().is_throttled());
+    assert!(!SpeedMode::from_name("maximum").unwrap().is_throttled());
+    assert_eq!(SpeedMode::from_name("fast"), None);
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(&rom, "emu.speedmode('maximum') emu.frameadvance()");
+    rig.frames(1);
+    assert_eq!(rig.host.speed_mode(), SpeedMode::Maximum);
+}
+
+#[test]
+fn input_get_and_zapper_read_report_the_host_keyboard_and_mouse() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "while true do\n\
+           local i = input.get()\n\
+           local z = zapper.read()\n\
+           print(i.A, i.shift, i.B, i.xmouse, i.ymouse, i.click, z.x, z.y, z.fire)\n\
+           emu.frameadvance()\n\
+         end",
+    );
+    assert_eq!(rig.frames(1), ["nil nil nil 0 0 0 0 0 0"]);
+    rig.host.set_host_input(HostInput {
+        keys: vec!["A", "shift", "leftclick"],
+        mouse_x: 100,
+        mouse_y: -3,
+        buttons: 1,
+    });
+    assert_eq!(rig.frames(1), ["true true nil 100 -3 1 100 -3 1"]);
+}

@@ -2,7 +2,7 @@
 //! and mute applied on the way out.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
@@ -52,6 +52,8 @@ struct Shared {
     /// Volume 0.0-1.0 as f32 bits (an atomic so the callback never waits for it).
     volume: AtomicU32,
     muted: AtomicBool,
+    /// Sample frames the device has taken since it started: the audio clock.
+    played: AtomicU64,
 }
 
 /// An open audio device, playing whatever is queued.
@@ -91,6 +93,7 @@ impl AudioOutput {
             queue: Mutex::new(SampleQueue::new(target)),
             volume: AtomicU32::new(1.0f32.to_bits()),
             muted: AtomicBool::new(false),
+            played: AtomicU64::new(0),
         });
         let stream = match supported.sample_format() {
             cpal::SampleFormat::F32 => build::<f32>(&device, &config, &shared),
@@ -117,6 +120,12 @@ impl AudioOutput {
     /// The queue level the rate control aims at.
     pub fn target(&self) -> usize {
         self.target
+    }
+
+    /// Sample frames the device has played (or been given silence for) since it started:
+    /// the device's own clock, which paces the emulation (see `pacing::AudioClock`).
+    pub fn played(&self) -> u64 {
+        self.shared.played.load(Ordering::Relaxed)
     }
 
     /// Samples queued and not yet played.
@@ -174,6 +183,9 @@ where
                 } else {
                     f32::from_bits(shared.volume.load(Ordering::Relaxed))
                 };
+                shared
+                    .played
+                    .fetch_add((data.len() / channels) as u64, Ordering::Relaxed);
                 let mut queue = shared.queue.lock().ok();
                 for frame in data.chunks_mut(channels) {
                     // When the queue runs dry (paused, or a hiccup) hold the last level

@@ -16,6 +16,15 @@ pub struct Config {
     pub emulation: EmulationConfig,
     pub keyboard: KeyboardConfig,
     pub gamepad: GamepadConfig,
+    pub lua: LuaConfig,
+}
+
+/// How a Lua script's output shows in the window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct LuaConfig {
+    /// Show the script's `print` lines on screen too (they always go to the terminal).
+    pub print_on_screen: bool,
 }
 
 /// How a pixel of the NES picture is shaped on screen.
@@ -152,6 +161,8 @@ pub struct HotkeyBindings {
     pub mute: Vec<String>,
     pub fullscreen: Vec<String>,
     pub pixel_aspect: Vec<String>,
+    pub open_file: Vec<String>,
+    pub lua_script: Vec<String>,
     pub quit: Vec<String>,
 }
 
@@ -200,6 +211,8 @@ impl Default for KeyboardConfig {
                 mute: keys(&["M"]),
                 fullscreen: keys(&["F11"]),
                 pixel_aspect: keys(&["F9"]),
+                open_file: keys(&["O"]),
+                lua_script: keys(&["F8"]),
                 quit: keys(&["Escape"]),
             },
         }
@@ -331,6 +344,10 @@ volume_down = ["Minus"]
 mute = ["M"]
 fullscreen = ["F11"]
 pixel_aspect = ["F9"]
+# The open-file dialog: a game (.nes) or a Lua script (.lua).
+open_file = ["O"]
+# Stop the Lua script (its emu.registerexit runs), or restart it from the top.
+lua_script = ["F8"]
 quit = ["Escape"]
 
 [gamepad]
@@ -355,6 +372,11 @@ rewind = ["LeftTrigger2"]
 save_state = ["RightTrigger"]
 load_state = ["LeftTrigger"]
 pause = ["Mode"]
+
+[lua]
+# A Lua script's print() output always goes to the terminal; also show it on screen?
+# (emu.message() and script errors are always shown.)
+print_on_screen = false
 "#;
 
 impl Config {
@@ -494,6 +516,7 @@ mod tests {
         config.audio.volume = 35;
         config.emulation.toggle_speed = 3.0;
         config.keyboard.player2.start = vec!["NumpadEnter".into()];
+        config.lua.print_on_screen = true;
         let text = toml::to_string(&config).unwrap();
         assert_eq!(Config::parse(&text).unwrap(), config);
     }

@@ -12,7 +12,10 @@ pub const SLOTS: u8 = 10;
 #[derive(Debug)]
 pub struct Game {
     pub nes: Nes,
+    /// Absolute, so it stays valid when a Lua script moves the working directory.
     rom: PathBuf,
+    /// The ROM file's bytes (a Lua script's `rom.*` functions read them).
+    image: Vec<u8>,
     /// Where battery saves and state slots go (`--save-dir`), else beside the ROM.
     save_dir: Option<PathBuf>,
     battery: Option<BatterySave>,
@@ -38,15 +41,16 @@ impl Game {
         options: &GameOptions,
         notes: &mut Vec<String>,
     ) -> Result<Game, String> {
+        let rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_owned());
         let bytes =
-            std::fs::read(rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
+            std::fs::read(&rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
         let mut nes = Nes::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
         if let Some(title) = nes.rom_info().known_title {
             notes.push(format!("Recognised cartridge: {title}"));
         }
         let mut battery = options
             .battery
-            .then(|| BatterySave::for_rom(rom, options.save_dir.as_deref()));
+            .then(|| BatterySave::for_rom(&rom, options.save_dir.as_deref()));
         if let Some(save) = &mut battery {
             match save.load(&mut nes) {
                 LoadOutcome::Loaded => {
@@ -60,7 +64,8 @@ impl Game {
             .then(|| Rewind::new(options.rewind_bytes, options.rewind_interval));
         Ok(Game {
             nes,
-            rom: rom.to_owned(),
+            rom,
+            image: bytes,
             save_dir: options.save_dir.clone(),
             battery,
             rewind,
@@ -70,6 +75,10 @@ impl Game {
 
     pub fn rom(&self) -> &Path {
         &self.rom
+    }
+
+    pub fn image(&self) -> &[u8] {
+        &self.image
     }
 
     /// The ROM's file name without extension, for titles and file names.

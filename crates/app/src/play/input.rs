@@ -33,6 +33,10 @@ pub enum Hotkey {
     Mute,
     Fullscreen,
     PixelAspect,
+    /// The open-file dialog (a game or a Lua script).
+    OpenFile,
+    /// Stop the Lua script, or start it again (afresh) when stopped.
+    ToggleScript,
     Quit,
 }
 
@@ -155,6 +159,8 @@ impl<K: Copy + Eq + Hash> Bindings<K> {
             ("mute", &hotkeys.mute, Hotkey::Mute),
             ("fullscreen", &hotkeys.fullscreen, Hotkey::Fullscreen),
             ("pixel_aspect", &hotkeys.pixel_aspect, Hotkey::PixelAspect),
+            ("open_file", &hotkeys.open_file, Hotkey::OpenFile),
+            ("lua_script", &hotkeys.lua_script, Hotkey::ToggleScript),
             ("quit", &hotkeys.quit, Hotkey::Quit),
         ];
         for (field, names, hotkey) in singles {
@@ -259,6 +265,11 @@ impl InputState {
             pressed,
             repeat || (pressed && was_held),
         )
+    }
+
+    /// The keyboard keys held now (whatever they are bound to).
+    pub fn keys_held(&self) -> &[KeyCode] {
+        &self.keys_held
     }
 
     /// Forget held keys (the window lost focus: their releases will not arrive).

@@ -1,15 +1,16 @@
 //! `nes play`: the desktop frontend. A winit window showing the picture through pixels, cpal
-//! audio with dynamic rate control, keyboard and gilrs gamepads remappable in a TOML file,
-//! and the usual emulator controls (pause, frame advance, states, rewind, fast-forward).
+//! audio whose clock paces the frames (with dynamic rate control), keyboard and gilrs gamepads
+//! remappable in a TOML file, the usual emulator controls (pause, frame advance, states,
+//! rewind, fast-forward) and FCEUX Lua scripts running with the game.
 
 mod audio;
 mod config;
 mod game;
-mod hooks;
 mod input;
 mod osd;
 mod pacing;
 mod scale;
+mod script;
 mod window;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use winit::event_loop::EventLoop;
 use config::{Config, PixelAspect};
 use game::{Game, GameOptions};
 use input::{InputMap, InputState};
+use script::Script;
 use window::{App, Session};
 
 #[derive(Debug, clap::Args)]
@@ -64,6 +66,17 @@ pub(crate) struct PlayArgs {
     /// Include the on-screen messages in --screenshot.
     #[arg(long, requires = "screenshot")]
     screenshot_osd: bool,
+    /// Run this FCEUX Lua script with the game (it starts when the game does, in its own
+    /// folder; a .lua file dropped onto the window replaces it). Its gui drawing shows over
+    /// the picture, print goes to the terminal, emu.message on screen.
+    #[arg(long, value_name = "SCRIPT")]
+    lua: Option<PathBuf>,
+    /// The script's start-up argument (Lua global `arg`).
+    #[arg(long, value_name = "TEXT", requires = "lua")]
+    lua_arg: Option<String>,
+    /// Show the script's print output on screen too (config: lua.print_on_screen).
+    #[arg(long)]
+    lua_print_on_screen: bool,
 }
 
 pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
@@ -88,13 +101,18 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
     if let Some(aspect) = args.pixel_aspect {
         config.video.pixel_aspect = aspect;
     }
+    if args.lua_print_on_screen {
+        config.lua.print_on_screen = true;
+    }
     let input = InputState::new(
         InputMap::from_config(&config)?,
         config.gamepad.stick_threshold,
     );
     let palette = crate::run::load_palette(args.palette.as_deref())?;
+    // Absolute paths: a Lua script makes its own folder the working directory.
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let game_options = GameOptions {
-        save_dir: args.save_dir.clone(),
+        save_dir: args.save_dir.as_deref().map(absolute),
         battery: !args.no_battery,
         rewind_bytes: config.emulation.rewind_memory_mib as usize * 1024 * 1024,
         rewind_interval: config.emulation.rewind_interval_frames,
@@ -104,23 +122,30 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
             return Err(format!("--save-dir {} is not a folder", dir.display()));
         }
     }
-    // A bad ROM is reported before any window opens.
+    // A bad ROM or a missing script is reported before any window opens.
     let game = args
         .rom
         .as_deref()
         .map(|rom| Game::load(rom, &game_options, &mut notes))
         .transpose()?;
+    let script = match &args.lua {
+        Some(path) if !path.is_file() => {
+            return Err(format!("--lua {}: no such script file", path.display()))
+        }
+        Some(path) => Some(Script::new(path, args.lua_arg.clone())),
+        None => None,
+    };
     check_display()?;
     let event_loop = EventLoop::new().map_err(|e| format!("cannot open a window: {e}"))?;
     let session = Session {
         palette,
         game_options,
         exit_after_frames: args.exit_after_frames,
-        screenshot: args.screenshot.clone(),
+        screenshot: args.screenshot.as_deref().map(absolute),
         screenshot_osd: args.screenshot_osd,
         audio: !args.no_audio,
     };
-    let mut app = App::new(config, session, input, game, notes);
+    let mut app = App::new(config, session, input, game, script, notes);
     event_loop
         .run_app(&mut app)
         .map_err(|e| format!("the window's event loop failed: {e}"))?;

@@ -179,9 +179,26 @@ impl Osd {
     /// Show a message for a few seconds (also printed to the terminal by the caller when it
     /// matters there).
     pub fn message(&mut self, text: impl Into<String>) {
-        let now = Instant::now();
-        for line in wrap(&text.into()) {
-            self.messages.push_back((line, now + MESSAGE_TIME));
+        let until = Instant::now() + MESSAGE_TIME;
+        let lines = wrap(&text.into());
+        // The same message again (a script's `emu.message` every frame, a key held down)
+        // keeps its place and stays longer instead of filling the screen with copies.
+        let repeated = lines.len() <= self.messages.len()
+            && self
+                .messages
+                .iter()
+                .skip(self.messages.len() - lines.len())
+                .map(|(shown, _)| shown)
+                .eq(lines.iter());
+        if repeated && !lines.is_empty() {
+            let start = self.messages.len() - lines.len();
+            for (_, expiry) in self.messages.iter_mut().skip(start) {
+                *expiry = until;
+            }
+            return;
+        }
+        for line in lines {
+            self.messages.push_back((line, until));
         }
         while self.messages.len() > MAX_MESSAGES {
             self.messages.pop_front();
@@ -203,6 +220,12 @@ impl Osd {
     /// Messages on screen now.
     pub fn message_count(&self) -> usize {
         self.messages.len()
+    }
+
+    /// The messages on screen now, oldest first.
+    #[cfg(test)]
+    pub fn messages(&self) -> impl Iterator<Item = String> + '_ {
+        self.messages.iter().map(|(text, _)| text.clone())
     }
 
     #[cfg(test)]
@@ -277,6 +300,27 @@ mod tests {
         assert_eq!(lines.join(" "), text);
         let word = "x".repeat(MAX_LINE_CHARS + 5);
         assert_eq!(wrap(&word).len(), 2);
+    }
+
+    #[test]
+    fn a_repeated_message_shows_once_and_stays_longer() {
+        let mut osd = Osd::default();
+        osd.message("Score 100");
+        let first_expiry = osd.messages[0].1;
+        std::thread::sleep(Duration::from_millis(2));
+        for _ in 0..10 {
+            osd.message("Score 100");
+        }
+        assert_eq!(osd.messages.len(), 1);
+        assert!(osd.messages[0].1 > first_expiry);
+        osd.message("Score 200");
+        osd.message("Score 100");
+        assert_eq!(osd.messages.len(), 3, "not a repeat of the latest");
+        let long = "a message long enough to need two lines on the screen, or even three";
+        osd.message(long);
+        let lines = osd.messages.len();
+        osd.message(long);
+        assert_eq!(osd.messages.len(), lines);
     }
 
     #[test]

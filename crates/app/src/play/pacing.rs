@@ -1,14 +1,24 @@
 //! Timing: when to run the next emulated frame, and how to keep the audio queue at its target
 //! without crackles (queue empty) or growing latency (queue overfull).
 //!
-//! Frames are paced by a steady clock at exactly the console's rate (60.0988 frames per second
-//! at normal speed), so every frame takes the same wall time and video does not stutter on a
-//! 60 Hz or 144 Hz display. The audio device runs on its own clock, which never quite agrees
-//! with ours: dynamic rate control ([`RateControl`]) watches how full the audio queue is and
-//! resamples the console's audio by a tiny ratio (at most ±0.5%, far below what the ear
-//! notices as pitch) so the device's clock, not ours, decides how much audio there is. The
-//! queue then stays at its target level indefinitely.
+//! The audio device's clock is the master: the console runs at exactly 60.0988 frames per
+//! second *of audio time*, so a frame's worth of sound (sample rate / 60.0988 samples) is made
+//! in the time the device takes to play it, and sound neither runs dry nor piles up. The
+//! device's clock never quite agrees with the computer's (sound-card crystals are off by up to
+//! a few tenths of a percent), so:
+//!
+//! - [`AudioClock`] measures the device's true speed from how many samples it has taken over
+//!   the last half minute, and the [`FramePacer`] schedules frames by the computer's steady
+//!   clock scaled by that speed. Frames stay evenly spaced (each one the same wall time), so
+//!   video does not stutter on a 60 Hz or 144 Hz display, and their rate follows the device.
+//! - Dynamic rate control ([`RateControl`]) absorbs what the measurement cannot see (its lag,
+//!   scheduling jitter): it watches the audio queue and resamples the console's audio by a tiny
+//!   ratio (at most ±0.5%, far below what the ear notices as pitch) to keep the queue at its
+//!   target level.
+//!
+//! Without an audio device, the computer's clock alone paces the frames.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// The NTSC console's frame rate: a 21.477272 MHz master clock, 4 master cycles per PPU dot,
@@ -47,6 +57,8 @@ const MAX_FRAMES_BEHIND: u32 = 4;
 #[derive(Debug, Clone)]
 pub struct FramePacer {
     speed: Speed,
+    /// Audio-device seconds per steady-clock second ([`AudioClock::speed`]); 1.0 without audio.
+    clock_speed: f64,
     /// When the next frame is due (throttled speeds).
     next_frame: Instant,
 }
@@ -55,8 +67,15 @@ impl FramePacer {
     pub fn new(now: Instant) -> FramePacer {
         FramePacer {
             speed: Speed::Throttled(1.0),
+            clock_speed: 1.0,
             next_frame: now,
         }
+    }
+
+    /// Follow the audio device's clock: frames run `clock_speed` times as fast as the steady
+    /// clock says, so that 60.0988 of them take one second of the device's time.
+    pub fn set_clock_speed(&mut self, clock_speed: f64) {
+        self.clock_speed = clock_speed;
     }
 
     pub fn speed(&self) -> Speed {
@@ -76,9 +95,9 @@ impl FramePacer {
     /// Wall time of one frame at the current speed (`None` when unthrottled).
     pub fn period(&self) -> Option<Duration> {
         match self.speed {
-            Speed::Throttled(multiplier) => {
-                Some(Duration::from_secs_f64(1.0 / (NES_FRAME_RATE * multiplier)))
-            }
+            Speed::Throttled(multiplier) => Some(Duration::from_secs_f64(
+                1.0 / (NES_FRAME_RATE * multiplier * self.clock_speed),
+            )),
             Speed::Unthrottled => None,
         }
     }
@@ -111,6 +130,97 @@ impl FramePacer {
     /// Restart the schedule from now (after a pause, so paused time is not made up).
     pub fn restart(&mut self, now: Instant) {
         self.next_frame = now;
+    }
+}
+
+/// How far the measured audio clock may be from the steady clock. Real devices are within a
+/// few tenths of a percent; a larger figure means the device stalled (suspend, a busy sound
+/// server), which rate control and the queue's re-priming handle better than a speed change.
+const MAX_CLOCK_DEVIATION: f64 = 0.01;
+/// The device's speed is measured over this long (long enough that the device taking samples
+/// in bursts of a few milliseconds does not matter).
+const CLOCK_WINDOW: Duration = Duration::from_secs(30);
+/// No measurement before this much device time: starting streams take a burst to fill the
+/// device's buffer.
+const CLOCK_WARM_UP: Duration = Duration::from_secs(1);
+/// A measurement is taken this often.
+const CLOCK_MARK_INTERVAL: Duration = Duration::from_millis(500);
+/// A device that takes no samples for this long has stalled.
+const CLOCK_STALL: Duration = Duration::from_millis(250);
+/// Shortest span a speed is computed over.
+const CLOCK_MIN_SPAN: Duration = Duration::from_secs(2);
+
+/// The audio device's clock measured against the steady clock: the device's count of samples
+/// taken, sampled every half second over a sliding window.
+#[derive(Debug, Clone)]
+pub struct AudioClock {
+    sample_rate: f64,
+    started: Instant,
+    /// (steady time, samples played), oldest first, spanning at most [`CLOCK_WINDOW`].
+    marks: VecDeque<(Instant, u64)>,
+    /// When the sample count last changed, and to what.
+    last_change: Option<(Instant, u64)>,
+}
+
+impl AudioClock {
+    pub fn new(sample_rate: u32, now: Instant) -> AudioClock {
+        AudioClock {
+            sample_rate: f64::from(sample_rate.max(1)),
+            started: now,
+            marks: VecDeque::new(),
+            last_change: None,
+        }
+    }
+
+    /// Note the device's sample count (`AudioOutput::played`) at `now`; cheap to call often.
+    pub fn observe(&mut self, now: Instant, played: u64) {
+        if now < self.started + CLOCK_WARM_UP {
+            return;
+        }
+        if let Some((changed_at, last_played)) = self.last_change {
+            if played == last_played {
+                if now.duration_since(changed_at) > CLOCK_STALL {
+                    // The device stopped taking samples (a running one does every few
+                    // milliseconds): an outage, not a slow clock. Measure afresh after it.
+                    self.marks.clear();
+                }
+                return;
+            }
+            if played < last_played {
+                // The device restarted its count.
+                self.marks.clear();
+            }
+        }
+        self.last_change = Some((now, played));
+        if let Some(&(last, _)) = self.marks.back() {
+            if now < last + CLOCK_MARK_INTERVAL {
+                return;
+            }
+        }
+        self.marks.push_back((now, played));
+        while self
+            .marks
+            .front()
+            .is_some_and(|&(time, _)| now.duration_since(time) > CLOCK_WINDOW)
+        {
+            self.marks.pop_front();
+        }
+    }
+
+    /// Device seconds per steady second: 1.0 until measured, then within ±1%.
+    pub fn speed(&self) -> f64 {
+        let (Some(&(first, first_played)), Some(&(last, last_played))) =
+            (self.marks.front(), self.marks.back())
+        else {
+            return 1.0;
+        };
+        let span = last.duration_since(first);
+        if span < CLOCK_MIN_SPAN {
+            return 1.0;
+        }
+        let device_seconds = (last_played - first_played) as f64 / self.sample_rate;
+        (device_seconds / span.as_secs_f64())
+            .clamp(1.0 - MAX_CLOCK_DEVIATION, 1.0 + MAX_CLOCK_DEVIATION)
     }
 }
 
@@ -242,6 +352,71 @@ mod tests {
         assert!(next > start + Duration::from_secs(1));
     }
 
+    /// A device taking 0.3% more samples than nominal, in bursts of 512 at irregular times.
+    #[test]
+    fn the_audio_clock_measures_the_device_s_true_speed() {
+        let start = Instant::now();
+        let rate = 48_000u32;
+        let mut clock = AudioClock::new(rate, start);
+        assert_eq!(clock.speed(), 1.0, "nothing measured yet");
+        let device_speed = 1.003;
+        let mut played = 0u64;
+        let mut owed = 0.0f64;
+        let mut now = start;
+        let mut step = 0u64;
+        while now < start + Duration::from_secs(40) {
+            // Wake-ups every 3-13 ms, like a busy event loop.
+            step += 1;
+            let dt = Duration::from_micros(3_000 + (step * 7919) % 10_000);
+            now += dt;
+            owed += dt.as_secs_f64() * f64::from(rate) * device_speed;
+            while owed >= 512.0 {
+                played += 512;
+                owed -= 512.0;
+            }
+            clock.observe(now, played);
+        }
+        let measured = clock.speed();
+        assert!(
+            (measured - device_speed).abs() < 0.0002,
+            "measured {measured}"
+        );
+        // The pacer then runs 60.0988 frames per second of the device's time.
+        let mut pacer = FramePacer::new(now);
+        pacer.set_clock_speed(measured);
+        let frames = run_for(&mut pacer, now, Duration::from_millis(1), 100.0);
+        let per_device_second = frames as f64 / (100.0 * device_speed);
+        assert!(
+            (per_device_second - NES_FRAME_RATE).abs() < 0.02,
+            "{per_device_second} frames per device second"
+        );
+    }
+
+    #[test]
+    fn a_stalled_or_restarted_device_does_not_skew_the_clock() {
+        let start = Instant::now();
+        let mut clock = AudioClock::new(48_000, start);
+        let mut played = 0u64;
+        for tenth in 10..200u64 {
+            played += 4_800;
+            clock.observe(start + Duration::from_millis(tenth * 100), played);
+        }
+        assert!((clock.speed() - 1.0).abs() < 1e-9, "{}", clock.speed());
+        // The device stops for five seconds (the sound server hiccups): not a slow clock.
+        for tenth in 200..250u64 {
+            clock.observe(start + Duration::from_millis(tenth * 100), played);
+        }
+        assert_eq!(clock.speed(), 1.0);
+        for tenth in 250..300u64 {
+            played += 4_800 * 101 / 100;
+            clock.observe(start + Duration::from_millis(tenth * 100), played);
+        }
+        assert!((clock.speed() - 1.01).abs() < 1e-9, "{}", clock.speed());
+        // A restarted device counts from zero: measured afresh, not as a huge negative speed.
+        clock.observe(start + Duration::from_secs(31), 100);
+        assert_eq!(clock.speed(), 1.0);
+    }
+
     #[test]
     fn rate_control_steers_towards_the_target() {
         let control = RateControl::new(3000, 0.005);
@@ -252,38 +427,53 @@ mod tests {
         assert_eq!(control.ratio(100_000), 0.995);
     }
 
-    /// A device whose clock runs 0.3% slower or faster than ours: with rate control the
-    /// queue settles near the target and never runs dry or grows without bound.
+    /// A device whose clock runs 0.3% slower or faster than ours. Frames paced by our clock
+    /// alone: rate control keeps the queue from running dry or growing, at the price of a
+    /// 0.3% pitch shift. Frames paced by the measured audio clock: the queue stays at its
+    /// target with the ratio at 1 (no pitch shift at all).
     #[test]
     fn rate_control_absorbs_clock_drift_without_underruns() {
         for device_clock in [0.997, 1.003] {
-            let rate = 48_000.0;
-            let target = 3072;
-            let control = RateControl::new(target, 0.005);
-            let mut resampler = DriftResampler::default();
-            let mut queued = target as f64;
-            let mut min_queued = f64::MAX;
-            let input = vec![0.25f32; (rate / NES_FRAME_RATE) as usize + 1];
-            let mut fractional_input = 0.0;
-            for frame in 0..60 * 600 {
-                // The console makes rate / 60.0988 samples a frame.
-                fractional_input += rate / NES_FRAME_RATE;
-                let count = fractional_input as usize;
-                fractional_input -= count as f64;
-                let mut made = 0usize;
-                resampler.process(&input[..count], control.ratio(queued as usize), |_| {
-                    made += 1
-                });
-                queued += made as f64;
-                // The device plays a frame's worth of its own clock.
-                queued -= rate * device_clock / NES_FRAME_RATE;
-                if frame > 60 * 10 {
-                    min_queued = min_queued.min(queued);
+            for audio_paced in [false, true] {
+                let rate = 48_000.0;
+                let target = 3072;
+                let control = RateControl::new(target, 0.005);
+                let mut resampler = DriftResampler::default();
+                let mut queued = target as f64;
+                let mut min_queued = f64::MAX;
+                let input = vec![0.25f32; (rate / NES_FRAME_RATE) as usize + 1];
+                let mut fractional_input = 0.0;
+                let pacer_clock = if audio_paced { device_clock } else { 1.0 };
+                for frame in 0..60 * 600 {
+                    // The console makes rate / 60.0988 samples a frame.
+                    fractional_input += rate / NES_FRAME_RATE;
+                    let count = fractional_input as usize;
+                    fractional_input -= count as f64;
+                    let mut made = 0usize;
+                    resampler.process(&input[..count], control.ratio(queued as usize), |_| {
+                        made += 1
+                    });
+                    queued += made as f64;
+                    // The device plays for the frame's wall time, at its own clock.
+                    queued -= rate * device_clock / (NES_FRAME_RATE * pacer_clock);
+                    if frame > 60 * 10 {
+                        min_queued = min_queued.min(queued);
+                    }
+                }
+                let context = format!("clock {device_clock}, audio paced: {audio_paced}");
+                let error = (queued - target as f64).abs() / target as f64;
+                assert!(error < 0.7, "{context}: queue at {queued}");
+                assert!(min_queued > 0.0, "{context}: ran dry");
+                let ratio = control.ratio(queued as usize);
+                if audio_paced {
+                    assert!((ratio - 1.0).abs() < 1e-4, "{context}: ratio {ratio}");
+                } else {
+                    assert!(
+                        (ratio - device_clock).abs() < 5e-4,
+                        "{context}: ratio {ratio}"
+                    );
                 }
             }
-            let error = (queued - target as f64).abs() / target as f64;
-            assert!(error < 0.7, "clock {device_clock}: queue at {queued}");
-            assert!(min_queued > 0.0, "clock {device_clock}: ran dry");
         }
     }
 

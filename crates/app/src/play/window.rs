@@ -10,7 +10,7 @@ use nes_app::output::save_png;
 use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, WindowEvent};
+use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::keyboard::PhysicalKey;
 use winit::window::{Fullscreen, Window, WindowId};
@@ -18,11 +18,12 @@ use winit::window::{Fullscreen, Window, WindowId};
 use super::audio::AudioOutput;
 use super::config::{Config, PixelAspect};
 use super::game::{Game, GameOptions, SLOTS};
-use super::hooks::{FrameContext, FrameHook, Overlay, SpeedMode};
 use super::input::{Hotkey, HotkeyEvent, InputState};
 use super::osd::{self, Osd};
-use super::pacing::{DriftResampler, FramePacer, RateControl, Speed};
+use super::pacing::{AudioClock, DriftResampler, FramePacer, RateControl, Speed};
 use super::scale::Scaler;
+use super::script::Script;
+use nes_lua::SpeedMode;
 
 /// Largest share of a wake-up spent emulating when unthrottled, so the window stays
 /// responsive and still shows frames.
@@ -49,6 +50,8 @@ pub struct App {
     input: InputState,
     gilrs: Option<gilrs::Gilrs>,
     audio: Option<AudioOutput>,
+    /// The audio device's measured clock, which paces the frames.
+    audio_clock: Option<AudioClock>,
     rate_control: Option<RateControl>,
     resampler: DriftResampler,
     /// This frame's audio from the console, and after rate control (reused buffers).
@@ -59,12 +62,17 @@ pub struct App {
     pixels: Option<Pixels<'static>>,
     scaler: Scaler,
     aspect: PixelAspect,
-    /// The composed 256x240 picture: game, overlay, on-screen messages.
+    /// The composed 256x240 picture: game, script overlay, on-screen messages.
     picture: Vec<u8>,
-    overlay: Overlay,
     osd: Osd,
-    hooks: Vec<Box<dyn FrameHook>>,
+    /// The Lua script (`--lua`, or a dropped .lua file): it runs the frames with the game.
+    script: Option<Script>,
+    /// The script's `emu.speedmode`.
     speed_mode: SpeedMode,
+    /// The mouse pointer in picture pixels and its buttons (1 left, 2 right, 4 middle), for
+    /// a script's `input.get()` and `zapper.read()`.
+    mouse: (i32, i32),
+    mouse_buttons: u8,
     pacer: FramePacer,
     paused: bool,
     advance_one: bool,
@@ -97,6 +105,7 @@ impl App {
         session: Session,
         input: InputState,
         game: Option<Game>,
+        script: Option<Script>,
         notes: Vec<String>,
     ) -> App {
         let mut osd = Osd::default();
@@ -111,6 +120,7 @@ impl App {
             input,
             gilrs: None,
             audio: None,
+            audio_clock: None,
             rate_control: None,
             resampler: DriftResampler::default(),
             samples: Vec::with_capacity(4096),
@@ -121,10 +131,11 @@ impl App {
             scaler,
             aspect,
             picture: vec![0; SCREEN_WIDTH * SCREEN_HEIGHT * 4],
-            overlay: Overlay::default(),
             osd,
-            hooks: Vec::new(),
+            script,
             speed_mode: SpeedMode::Normal,
+            mouse: (0, 0),
+            mouse_buttons: 0,
             pacer: FramePacer::new(Instant::now()),
             paused: false,
             advance_one: false,
@@ -150,13 +161,104 @@ impl App {
                 game.nes.set_audio_sample_rate(rate);
             }
         }
+        app.start_script();
         app
     }
 
-    /// Add a per-frame hook (the Lua host plugs in here).
-    #[allow(dead_code)] // Used by the script host (issue 7) once it lands.
-    pub fn add_hook(&mut self, hook: Box<dyn FrameHook>) {
-        self.hooks.push(hook);
+    /// Start the script (afresh) on the loaded game; without a game it waits for one.
+    fn start_script(&mut self) {
+        let Some(script) = &mut self.script else {
+            return;
+        };
+        let Some(game) = &self.game else {
+            self.osd.message(format!(
+                "Lua script {} starts when a game is loaded",
+                script.name()
+            ));
+            return;
+        };
+        let note = script
+            .start(game, &self.session.palette)
+            .and_then(|started| script.enter_folder().map(|()| started));
+        let note = note.unwrap_or_else(|e| e);
+        eprintln!("{note}");
+        self.osd.message(note);
+        self.speed_mode = SpeedMode::Normal;
+    }
+
+    /// Stop the script (its `emu.registerexit` runs) on the console it ran on.
+    fn stop_script(&mut self) {
+        if let (Some(script), Some(game)) = (&mut self.script, &mut self.game) {
+            script.stop(&mut game.nes);
+            script.report(&mut self.osd, self.config.lua.print_on_screen);
+        }
+        self.speed_mode = SpeedMode::Normal;
+    }
+
+    /// A file dropped onto the window or chosen in the open-file dialog: a `.lua` file is a
+    /// script, anything else a game.
+    fn open_file(&mut self, path: &Path) {
+        let is_lua = path
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("lua"));
+        if is_lua {
+            self.load_script(path);
+        } else {
+            self.load_game(path);
+        }
+    }
+
+    /// The platform's open-file dialog (XDG desktop portal on Linux). The game waits while
+    /// it is open; on a desktop without one, dropping the file onto the window still works.
+    fn open_file_dialog(&mut self) {
+        let mut dialog = rfd::FileDialog::new()
+            .set_title("Open a game (.nes) or a Lua script (.lua)")
+            .add_filter("NES game or Lua script", &["nes", "NES", "lua"])
+            .add_filter("Any file", &["*"]);
+        if let Some(dir) = self.game.as_ref().and_then(|game| game.rom().parent()) {
+            dialog = dialog.set_directory(dir);
+        }
+        if let Some(window) = &self.window {
+            dialog = dialog.set_parent(window.as_ref());
+        }
+        let chosen = dialog.pick_file();
+        // Time stood still while the dialog was open: no catching up, no stale sound.
+        self.pacer.restart(Instant::now());
+        if let Some(audio) = &self.audio {
+            audio.clear();
+        }
+        match chosen {
+            Some(path) => self.open_file(&path),
+            None => self.osd.message(
+                "No file opened (without a file dialog on this desktop, drop the file onto \
+                 the window)",
+            ),
+        }
+    }
+
+    /// Stop the running script, or start the stopped one again from the top.
+    fn toggle_script(&mut self) {
+        let Some(script) = &self.script else {
+            self.osd
+                .message("No Lua script: start one with --lua, O, or by dropping a .lua file");
+            return;
+        };
+        if script.is_running() {
+            let name = script.name();
+            self.stop_script();
+            eprintln!("Lua script {name} stopped");
+            self.osd.message(format!("Lua script {name} stopped"));
+        } else {
+            self.start_script();
+        }
+    }
+
+    /// A .lua file dropped onto the window replaces the running script.
+    fn load_script(&mut self, path: &Path) {
+        self.stop_script();
+        self.script = Some(Script::new(path, None));
+        self.start_script();
+        self.needs_redraw = true;
     }
 
     /// The error that ended the session, if any.
@@ -175,6 +277,7 @@ impl App {
             Ok(audio) => {
                 audio.set_volume(self.volume);
                 self.rate_control = Some(RateControl::new(audio.target(), MAX_RATE_ADJUSTMENT));
+                self.audio_clock = Some(AudioClock::new(audio.sample_rate(), Instant::now()));
                 self.audio = Some(audio);
             }
             Err(why) => {
@@ -312,6 +415,13 @@ impl App {
             return;
         }
         self.finished = true;
+        // The screenshot shows the window as it is now, the script's overlay included...
+        if self.session.screenshot.is_some() {
+            self.compose(self.session.screenshot_osd);
+        }
+        // ...then the script ends (its registerexit may still write to cartridge RAM) before
+        // the battery save.
+        self.stop_script();
         if let Some(game) = &mut self.game {
             match game.save_battery() {
                 Ok(Some(path)) => eprintln!("battery save written: {}", path.display()),
@@ -319,10 +429,9 @@ impl App {
                 Err(e) => self.error = Some(e),
             }
         }
-        if let Some(path) = self.session.screenshot.clone() {
-            self.compose(self.session.screenshot_osd);
+        if let Some(path) = &self.session.screenshot {
             match save_png(
-                &path,
+                path,
                 &self.picture,
                 SCREEN_WIDTH as u32,
                 SCREEN_HEIGHT as u32,
@@ -339,8 +448,9 @@ impl App {
 
     fn load_game(&mut self, path: &Path) {
         let mut notes = Vec::new();
-        match Game::load(path, &self.session.game_options, &mut notes) {
+        let loaded = match Game::load(path, &self.session.game_options, &mut notes) {
             Ok(mut game) => {
+                self.stop_script();
                 if let Some(old) = &mut self.game {
                     if let Err(e) = old.save_battery() {
                         notes.push(e);
@@ -357,12 +467,20 @@ impl App {
                 if let Some(window) = &self.window {
                     window.set_title(&self.title());
                 }
+                true
             }
-            Err(e) => notes.push(e),
-        }
+            Err(e) => {
+                notes.push(e);
+                false
+            }
+        };
         for note in notes {
             eprintln!("{note}");
             self.osd.message(note);
+        }
+        if loaded {
+            // A script's state belongs to one game: it starts afresh on the new one.
+            self.start_script();
         }
         self.needs_redraw = true;
     }
@@ -384,6 +502,9 @@ impl App {
             }
             Hotkey::Pause => {
                 self.paused = !self.paused;
+                if let Some(script) = &mut self.script {
+                    script.set_paused(self.paused);
+                }
                 self.pacer.restart(Instant::now());
                 self.osd
                     .message(if self.paused { "Paused" } else { "Resumed" });
@@ -391,6 +512,9 @@ impl App {
             Hotkey::FrameAdvance => {
                 if !self.paused {
                     self.paused = true;
+                    if let Some(script) = &mut self.script {
+                        script.set_paused(true);
+                    }
                     self.osd.message("Paused (frame advance)");
                 } else {
                     self.advance_one = true;
@@ -443,6 +567,8 @@ impl App {
                     PixelAspect::Ntsc => "8:7 pixels (NTSC television)",
                 });
             }
+            Hotkey::OpenFile => self.open_file_dialog(),
+            Hotkey::ToggleScript => self.toggle_script(),
             Hotkey::Quit => {} // Handled where the event loop is at hand.
             Hotkey::SoftReset
             | Hotkey::PowerCycle
@@ -470,13 +596,21 @@ impl App {
                 "Power cycled".to_owned()
             }
             Hotkey::SaveState => match game.save_state(self.slot) {
-                Ok(_) => format!("State {} saved", self.slot),
+                Ok(_) => {
+                    if let Some(script) = &mut self.script {
+                        script.state_saved(&mut game.nes, self.slot);
+                    }
+                    format!("State {} saved", self.slot)
+                }
                 Err(e) => e,
             },
             Hotkey::LoadState => match game.load_state(self.slot) {
                 Ok(()) => {
                     if let Some(audio) = &self.audio {
                         audio.clear();
+                    }
+                    if let Some(script) = &mut self.script {
+                        script.state_loaded(&mut game.nes, self.slot);
                     }
                     format!("State {} loaded", self.slot)
                 }
@@ -487,7 +621,7 @@ impl App {
                 let picture = compose_picture(
                     game,
                     &self.session.palette,
-                    &self.overlay,
+                    self.script.as_ref(),
                     None,
                     &mut self.picture,
                 );
@@ -599,25 +733,27 @@ impl App {
             }
             return false;
         }
-        game.nes.set_buttons(0, self.input.buttons(0));
-        game.nes.set_buttons(1, self.input.buttons(1));
-        self.overlay.clear();
-        for hook in &mut self.hooks {
-            let mut context = FrameContext {
-                overlay: &mut self.overlay,
-                osd: &mut self.osd,
-                speed_mode: &mut self.speed_mode,
-            };
-            hook.before_frame(&mut game.nes, &mut context);
-        }
-        game.nes.run_frame();
-        for hook in &mut self.hooks {
-            let mut context = FrameContext {
-                overlay: &mut self.overlay,
-                osd: &mut self.osd,
-                speed_mode: &mut self.speed_mode,
-            };
-            hook.after_frame(&mut game.nes, &mut context);
+        let user = [self.input.buttons(0), self.input.buttons(1)];
+        match &mut self.script {
+            Some(script) => {
+                script.set_host_input(self.input.keys_held(), self.mouse, self.mouse_buttons);
+                let frame = script.run_frame(&mut game.nes, user);
+                script.report(&mut self.osd, self.config.lua.print_on_screen);
+                self.speed_mode = frame.speed_mode;
+                if frame.pause_requested && !self.paused {
+                    self.paused = true;
+                    self.osd.message("Paused by the Lua script");
+                }
+                if self.paused {
+                    // After a frame advance the script waits again.
+                    script.set_paused(true);
+                }
+            }
+            None => {
+                game.nes.set_buttons(0, user[0]);
+                game.nes.set_buttons(1, user[1]);
+                game.nes.run_frame();
+            }
         }
         if let Err(e) = game.frame_done() {
             eprintln!("{e}");
@@ -654,7 +790,7 @@ impl App {
                 compose_picture(
                     game,
                     &self.session.palette,
-                    &self.overlay,
+                    self.script.as_ref(),
                     osd,
                     &mut self.picture,
                 );
@@ -711,12 +847,14 @@ fn next_free_path(dir: &Path, name: &str) -> PathBuf {
 fn compose_picture<'a>(
     game: &Game,
     palette: &Palette,
-    overlay: &Overlay,
+    script: Option<&Script>,
     osd: Option<&Osd>,
     picture: &'a mut [u8],
 ) -> &'a [u8] {
     palette.to_rgba(game.nes.frame_buffer(), picture);
-    overlay.composite_onto(picture);
+    if let Some(script) = script {
+        script.composite_overlay(picture);
+    }
     if let Some(osd) = osd {
         osd.draw(picture);
     }
@@ -732,6 +870,8 @@ fn draw_start_screen(picture: &mut [u8]) {
         "NES",
         "",
         "DROP A .NES FILE ONTO THIS WINDOW",
+        "OR PRESS O TO OPEN ONE",
+        "(A .LUA FILE RUNS A SCRIPT)",
         "",
         "OR START WITH:",
         "NES PLAY GAME.NES",
@@ -765,8 +905,38 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => self.quit(event_loop),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::RedrawRequested => self.redraw(event_loop),
-            WindowEvent::DroppedFile(path) => self.load_game(&path),
+            WindowEvent::DroppedFile(path) => self.open_file(&path),
+            WindowEvent::CursorMoved { position, .. } => {
+                if let Some(pixels) = &self.pixels {
+                    // Window position to a pixel of the scaled picture (outside it: beyond
+                    // its edges), then to a picture pixel.
+                    let (x, y) = pixels
+                        .window_pos_to_pixel((position.x as f32, position.y as f32))
+                        .map_or_else(|(x, y)| (x as i64, y as i64), |(x, y)| (x as i64, y as i64));
+                    let to_picture = |at: i64, scaled: u32, size: usize| {
+                        (at * size as i64).div_euclid(i64::from(scaled.max(1))) as i32
+                    };
+                    self.mouse = (
+                        to_picture(x, self.scaler.width, SCREEN_WIDTH),
+                        to_picture(y, self.scaler.height, SCREEN_HEIGHT),
+                    );
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let bit = match button {
+                    MouseButton::Left => 1,
+                    MouseButton::Right => 2,
+                    MouseButton::Middle => 4,
+                    _ => 0,
+                };
+                if state == ElementState::Pressed {
+                    self.mouse_buttons |= bit;
+                } else {
+                    self.mouse_buttons &= !bit;
+                }
+            }
             WindowEvent::Focused(false) => {
+                self.mouse_buttons = 0;
                 for event in self.input.release_all_keys() {
                     self.hotkey(event);
                 }
@@ -794,6 +964,10 @@ impl ApplicationHandler for App {
         }
         self.poll_gamepads();
         let now = Instant::now();
+        if let (Some(clock), Some(audio)) = (&mut self.audio_clock, &self.audio) {
+            clock.observe(now, audio.played());
+            self.pacer.set_clock_speed(clock.speed());
+        }
         if self.run_due_frames(now) {
             // Show the last frame before leaving.
             self.redraw(event_loop);
@@ -821,5 +995,192 @@ impl ApplicationHandler for App {
             }
             _ => event_loop.set_control_flow(ControlFlow::WaitUntil(idle)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::input::InputMap;
+    use super::*;
+
+    /// NROM: waits for the PPU to warm up, turns NMI on and loops (each NMI just returns).
+    fn rom(dir: &Path) -> PathBuf {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16, 0);
+        let mut prg = vec![0xEA; 0x8000];
+        #[rustfmt::skip]
+        let main = [
+            0x2C, 0x02, 0x20, 0x10, 0xFB, // BIT $2002; BPL (wait for vblank)
+            0x2C, 0x02, 0x20, 0x10, 0xFB, // again
+            0xA9, 0x80, 0x8D, 0x00, 0x20, // LDA #$80; STA $2000
+            0x4C, 0x0F, 0x80,             // JMP *
+        ];
+        prg[..main.len()].copy_from_slice(&main);
+        prg[0x100] = 0x40; // RTI
+        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
+        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        image.extend_from_slice(&prg);
+        image.extend_from_slice(&[0; 0x2000]);
+        let path = dir.join("loop.nes");
+        std::fs::write(&path, image).unwrap();
+        path
+    }
+
+    /// The window's state without a window: no audio, no gamepads, the game and the script
+    /// from `dir`.
+    fn app(dir: &Path, script_source: &str) -> App {
+        let mut config = Config::default();
+        config.gamepad.enabled = false;
+        config.audio.enabled = false;
+        let game_options = GameOptions {
+            save_dir: Some(dir.to_owned()),
+            battery: false,
+            rewind_bytes: 0,
+            rewind_interval: 1,
+        };
+        let game = Game::load(&rom(dir), &game_options, &mut Vec::new()).unwrap();
+        let script_path = dir.join("first.lua");
+        std::fs::write(&script_path, script_source).unwrap();
+        let session = Session {
+            palette: Palette::ntsc(),
+            game_options,
+            exit_after_frames: None,
+            screenshot: None,
+            screenshot_osd: false,
+            audio: false,
+        };
+        let input = InputState::new(InputMap::from_config(&config).unwrap(), 0.5);
+        let script = Script::new(&script_path, None);
+        App::new(config, session, input, Some(game), Some(script), Vec::new())
+    }
+
+    fn press(app: &mut App, hotkey: Hotkey) {
+        app.hotkey(HotkeyEvent {
+            hotkey,
+            pressed: true,
+        });
+    }
+
+    fn peek(app: &App, addr: u16) -> u8 {
+        app.game.as_ref().unwrap().nes.peek(addr)
+    }
+
+    const PAUSING_SCRIPT: &str = r##"
+        emu.registerexit(function() memory.writebyte(0x0300, 0x42) end)
+        gui.register(function() gui.box(0, 0, 9, 9, "#0000FFFF", "#0000FFFF") end)
+        for i = 1, 3 do emu.frameadvance() end
+        emu.pause()
+        while true do memory.writebyte(0x0301, emu.framecount()) emu.frameadvance() end
+    "##;
+
+    #[test]
+    fn the_script_draws_pauses_the_window_and_stops_and_restarts_on_f8() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(dir.path(), PAUSING_SCRIPT);
+        // The start-up frame, then the script's slices: the fourth calls emu.pause().
+        for _ in 0..4 {
+            app.run_frame();
+            assert!(!app.paused);
+        }
+        app.run_frame();
+        assert!(app.paused, "emu.pause() pauses the window");
+        app.compose(false);
+        assert_eq!(&app.picture[..4], &[0, 0, 255, 255], "the overlay is drawn");
+
+        // The player resumes: the script's loop runs again.
+        press(&mut app, Hotkey::Pause);
+        assert!(!app.paused);
+        app.run_frame();
+        // Four input latches before this slice (framecount counts them, FCEUX's way).
+        assert_eq!(peek(&app, 0x0301), 4);
+
+        // F8 stops it (its registerexit runs) and restarts it from the top.
+        press(&mut app, Hotkey::ToggleScript);
+        assert!(!app.script.as_ref().unwrap().is_running());
+        assert_eq!(peek(&app, 0x0300), 0x42);
+        app.compose(false);
+        assert_ne!(
+            &app.picture[..4],
+            &[0, 0, 255, 255],
+            "no overlay once stopped"
+        );
+        press(&mut app, Hotkey::ToggleScript);
+        assert!(app.script.as_ref().unwrap().is_running());
+    }
+
+    #[test]
+    fn a_dropped_script_replaces_the_running_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(dir.path(), PAUSING_SCRIPT);
+        app.run_frame();
+        app.run_frame();
+        let second = dir.path().join("second.lua");
+        std::fs::write(
+            &second,
+            "emu.speedmode('maximum') while true do emu.frameadvance() end",
+        )
+        .unwrap();
+        app.open_file(&second);
+        assert_eq!(
+            peek(&app, 0x0300),
+            0x42,
+            "the first script's registerexit ran"
+        );
+        let script = app.script.as_ref().unwrap();
+        assert_eq!(script.name(), "second.lua");
+        assert!(script.is_running());
+        app.run_frame();
+        assert_eq!(app.speed(), Speed::Unthrottled, "emu.speedmode unthrottles");
+    }
+
+    #[test]
+    fn another_game_restarts_the_script_on_it_and_a_bad_one_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(
+            dir.path(),
+            "while true do memory.writebyte(0x0301, emu.framecount()) emu.frameadvance() end",
+        );
+        for _ in 0..3 {
+            app.run_frame();
+        }
+        assert_eq!(peek(&app, 0x0301), 1);
+        let junk = dir.path().join("junk.nes");
+        std::fs::write(&junk, b"not a ROM").unwrap();
+        app.open_file(&junk);
+        assert_eq!(app.game.as_ref().unwrap().name(), "loop");
+        app.run_frame();
+        assert_eq!(peek(&app, 0x0301), 2, "the script goes on undisturbed");
+
+        let other = dir.path().join("other.nes");
+        std::fs::copy(dir.path().join("loop.nes"), &other).unwrap();
+        app.open_file(&other);
+        assert_eq!(app.game.as_ref().unwrap().name(), "other");
+        assert!(app.script.as_ref().unwrap().is_running());
+        // Start-up frame, then the restarted script's first slices on the new console.
+        for _ in 0..3 {
+            app.run_frame();
+        }
+        assert_eq!(peek(&app, 0x0301), 1);
+    }
+
+    #[test]
+    fn state_slots_call_the_script_s_save_and_load_callbacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(
+            dir.path(),
+            r#"
+            savestate.registersave(function(slot) return slot * 2 end)
+            savestate.registerload(function(slot, doubled) memory.writebyte(0x0302, doubled) end)
+            while true do emu.frameadvance() end
+            "#,
+        );
+        for _ in 0..3 {
+            app.run_frame();
+        }
+        press(&mut app, Hotkey::SelectSlot(3));
+        press(&mut app, Hotkey::SaveState);
+        assert!(dir.path().join("loop.state3").is_file());
+        press(&mut app, Hotkey::LoadState);
+        assert_eq!(peek(&app, 0x0302), 6);
     }
 }
