@@ -35,27 +35,37 @@ const DOTS_PER_CPU_CYCLE: u32 = 3;
 const RAM_SIZE: usize = 0x800;
 
 /// The PPU's view of the cartridge (pattern tables and nametables).
-pub(crate) struct PpuMemory<'a> {
+///
+/// `TIMED`: the board watches PPU A12 and is told the CPU cycle of each access. The console
+/// picks `false` for every other board, so the PPU's fetch loop for them carries neither
+/// the clock nor the A12 test (their PPU reads have no side effect at all).
+pub(crate) struct PpuMemory<'a, const TIMED: bool> {
     pub(crate) cart: &'a mut Cartridge,
     /// The dot the PPU is on, counted from power-on at three per CPU cycle, so the CPU cycle
     /// of dot `d` is `d / 3`: the time of each access, for boards that time PPU A12 (the
-    /// PPU reports its dots through `dots_elapsed`, batches included).
+    /// PPU reports its dots through `dots_elapsed`, batches included). Kept only if `TIMED`.
     pub(crate) dot: u64,
 }
 
-impl PpuMemory<'_> {
-    /// The CPU cycle of the access about to happen.
+impl<const TIMED: bool> PpuMemory<'_, TIMED> {
+    /// The CPU cycle of an access made on dot `dot`.
     #[inline(always)]
     fn cpu_cycle(dot: u64) -> u64 {
         dot / u64::from(DOTS_PER_CPU_CYCLE)
     }
 }
 
-impl PpuBus for PpuMemory<'_> {
+impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
-        let dot = self.dot;
-        self.cart.ppu_read_timed(addr, || Self::cpu_cycle(dot))
+        if TIMED {
+            let dot = self.dot;
+            self.cart.ppu_read_timed(addr, || Self::cpu_cycle(dot))
+        } else {
+            debug_assert!(!self.cart.watches_ppu_address());
+            // Only A12-watching boards react to PPU reads: for the rest a read is a peek.
+            self.cart.ppu_peek(addr)
+        }
     }
 
     #[inline(always)]
@@ -79,7 +89,9 @@ impl PpuBus for PpuMemory<'_> {
 
     #[inline(always)]
     fn dots_elapsed(&mut self, dots: u32) {
-        self.dot += u64::from(dots);
+        if TIMED {
+            self.dot += u64::from(dots);
+        }
     }
 }
 
@@ -259,11 +271,21 @@ impl SystemBus {
         // Kept in step for states and boards without per-access timing; A12-timing boards
         // get each access's own cycle through `PpuMemory`.
         self.cart.set_cpu_cycle(self.cycle());
-        let mut mem = PpuMemory {
-            cart: &mut self.cart,
-            dot: end_dot.wrapping_sub(u64::from(self.ppu_dots_owed)),
-        };
-        self.ppu.run_dots(self.ppu_dots_owed, &mut mem);
+        let dots = self.ppu_dots_owed;
+        let dot = end_dot.wrapping_sub(u64::from(dots));
+        if self.cart.watches_ppu_address() {
+            let mut mem = PpuMemory::<true> {
+                cart: &mut self.cart,
+                dot,
+            };
+            self.ppu.run_dots(dots, &mut mem);
+        } else {
+            let mut mem = PpuMemory::<false> {
+                cart: &mut self.cart,
+                dot,
+            };
+            self.ppu.run_dots(dots, &mut mem);
+        }
         self.ppu_dots_owed = 0;
         self.nmi_line = self.ppu.nmi_line();
         self.schedule_ppu_sync();
@@ -350,7 +372,7 @@ impl SystemBus {
     fn read_registers(&mut self, addr: u16) -> u8 {
         if addr < 0x4000 {
             self.sync_ppu_for_access();
-            let mut mem = PpuMemory {
+            let mut mem = PpuMemory::<true> {
                 dot: self.access_dot(),
                 cart: &mut self.cart,
             };
@@ -403,7 +425,7 @@ impl SystemBus {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {
                 self.sync_ppu_for_access();
-                let mut mem = PpuMemory {
+                let mut mem = PpuMemory::<true> {
                     dot: self.access_dot(),
                     cart: &mut self.cart,
                 };
