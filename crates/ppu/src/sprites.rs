@@ -123,7 +123,7 @@ impl Ppu {
     /// two garbage nametable fetches, then pattern low and high. The pre-render line has no
     /// evaluation, so it fetches (and line 0 shows) whatever secondary OAM still holds from
     /// line 239, as hardware does (AccuracyCoin "Sprites On Scanline 0").
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sprite_fetch_dot<B: PpuBus>(&mut self, bus: &mut B, dot: u16) {
         let offset = dot - 257;
         let slot = usize::from(offset >> 3) & 7;
@@ -199,7 +199,9 @@ impl Ppu {
         let base = slot * 4;
         let attributes = self.secondary_oam[base + 2];
         let x = self.secondary_oam[base + 3];
-        let (low, high) = if attributes & ATTR_FLIP_HORIZONTAL != 0 {
+        // Empty slots (attributes $FF, flipped) load transparent patterns: skip the reversal,
+        // which has no single instruction on common CPUs.
+        let (low, high) = if attributes & ATTR_FLIP_HORIZONTAL != 0 && low | high != 0 {
             (low.reverse_bits(), high.reverse_bits())
         } else {
             (low, high)
