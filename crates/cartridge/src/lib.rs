@@ -226,9 +226,11 @@ impl Cartridge {
         self.watches_a12
     }
 
-    /// Whether what the CPU reads from the board follows the PPU's address lines (MMC1 boards
-    /// selecting PRG or RAM with CHR bank bits): then the console must keep the PPU in step
-    /// with the CPU cycle by cycle.
+    /// Whether what the CPU reads from the board follows the PPU's address lines right now
+    /// (MMC1 boards selecting PRG or RAM with CHR bank bits, while the two CHR registers
+    /// disagree in them): then the console must keep the PPU in step with the CPU cycle by
+    /// cycle. Changes only with [`Cartridge::cpu_write`] (and power cycles, state loads).
+    #[inline]
     pub fn cpu_mapping_follows_ppu(&self) -> bool {
         self.board.cpu_mapping_follows_a12()
     }

@@ -135,8 +135,9 @@ pub(crate) struct SystemBus {
     ppu_dots_owed: u32,
     /// Owed dots at which the PPU must be caught up (0 = every cycle).
     ppu_sync_at: u32,
-    /// The cartridge's CPU-side mapping follows the PPU address lines: catch the PPU up
-    /// before every access.
+    /// The cartridge's CPU-side mapping follows the PPU address lines (as its registers now
+    /// stand): catch the PPU up before every access. Refreshed at every catch-up, which every
+    /// cartridge write makes first, and after the write.
     ppu_sync_each_cycle: bool,
     /// The PPU's /NMI output as of its last catch-up or register access, the only times it
     /// can change: the CPU samples it every cycle, and one cached flag is cheaper there
@@ -178,7 +179,7 @@ impl SystemBus {
             // Always caught up between `Nes` calls, when states are taken.
             ppu_dots_owed: _,
             ppu_sync_at: _,
-            // Fixed by the cartridge.
+            // Follows the cartridge's registers.
             ppu_sync_each_cycle: _,
             // Follows the PPU, restored with it.
             nmi_line: _,
@@ -296,6 +297,7 @@ impl SystemBus {
     /// change either (a catch-up, an access to the PPU or the cartridge).
     #[inline]
     fn schedule_ppu_sync(&mut self) {
+        self.ppu_sync_each_cycle = self.cart.cpu_mapping_follows_ppu();
         self.ppu_sync_at = if self.ppu_sync_each_cycle {
             0
         } else {

@@ -193,14 +193,18 @@ impl Mmc1 {
         let high = addr & 0x1000 != 0;
         if high != self.a12_high {
             self.a12_high = high;
-            // Only 4 KiB CHR mode lets A12 pick a different register for the spare lines, and
-            // only registers that disagree in those lines change anything (games keep them equal).
-            if self.control & 0x10 != 0
-                && (self.chr_bank_0 ^ self.chr_bank_1) & self.spare_bits != 0
-            {
+            if self.cpu_mapping_follows_a12() {
                 self.apply(mem);
             }
         }
+    }
+
+    /// Whether A12 changes the CPU-side mapping with the registers as they are: only 4 KiB
+    /// CHR mode lets A12 pick a different register for the spare lines, and only registers
+    /// that disagree in those lines change anything (games keep them equal). Changes only
+    /// with a register write.
+    pub fn cpu_mapping_follows_a12(&self) -> bool {
+        self.control & 0x10 != 0 && (self.chr_bank_0 ^ self.chr_bank_1) & self.spare_bits != 0
     }
 
     /// The CHR register whose upper bits the chip currently outputs.
@@ -454,6 +458,14 @@ mod tests {
         assert_eq!(c.cpu_read(0x7000), None);
         c.ppu_address_changed(0x2000);
         assert_eq!(c.cpu_read(0x7000), Some(0x33));
+        // Only now, with the registers disagreeing in bit 4, must the console keep the PPU in
+        // step cycle by cycle; agreeing registers or 8 KiB mode make A12 irrelevant.
+        assert!(c.cpu_mapping_follows_ppu());
+        load(&mut c, 0xC000, 0x00, &mut cycle);
+        assert!(!c.cpu_mapping_follows_ppu(), "registers agree");
+        load(&mut c, 0xC000, 0x10, &mut cycle);
+        load(&mut c, 0x8000, 0x0C, &mut cycle);
+        assert!(!c.cpu_mapping_follows_ppu(), "8 KiB CHR mode");
         // A CHR-ROM board (SKROM) does not react to bit 4.
         let mut c = cart(1, 0, 8, 16);
         load(&mut c, 0xA000, 0x10, &mut cycle);

@@ -131,11 +131,14 @@ impl Board {
         }
     }
 
-    /// Whether the board's CPU-side mapping follows PPU A12 (MMC1 boards using the CHR lines
-    /// for PRG/RAM selection): then every CPU access needs the PPU caught up.
+    /// Whether the board's CPU-side mapping follows PPU A12 with its registers as they are
+    /// (MMC1 boards using the CHR lines for PRG/RAM selection, in 4 KiB CHR mode with the two
+    /// CHR registers disagreeing in those lines): then every CPU access needs the PPU caught
+    /// up. Changes only with a CPU write to the board.
+    #[inline]
     pub fn cpu_mapping_follows_a12(&self) -> bool {
         match self {
-            Board::Mmc1(b) => b.watches_a12(),
+            Board::Mmc1(b) => b.cpu_mapping_follows_a12(),
             _ => false,
         }
     }
