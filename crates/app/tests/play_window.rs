@@ -54,7 +54,8 @@ fn run_with_timeout(command: &mut Command) -> Output {
     }
 }
 
-/// `nes play ARGS` in a window on a fresh virtual screen, with its own settings file.
+/// `nes play ARGS` in a window on a fresh virtual screen, with its own settings file, run
+/// from `dir`.
 fn play_under_xvfb(dir: &Path, args: &[&str]) -> Output {
     let runtime = dir.join("runtime");
     std::fs::create_dir_all(&runtime).unwrap();
@@ -67,7 +68,8 @@ fn play_under_xvfb(dir: &Path, args: &[&str]) -> Output {
         .arg(&config)
         .env("XDG_RUNTIME_DIR", &runtime)
         .env("WGPU_BACKEND", "vulkan")
-        .env_remove("WAYLAND_DISPLAY");
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(dir);
     run_with_timeout(&mut command)
 }
 
@@ -193,22 +195,20 @@ fn a_lua_overlay_shows_over_the_game_in_the_window() {
     std::fs::create_dir(&scripts).unwrap();
     let script = scripts.join("overlay.lua");
     std::fs::write(&script, OVERLAY_SCRIPT).unwrap();
-    let runtime = dir.path().join("runtime");
-    std::fs::create_dir_all(&runtime).unwrap();
     // Relative output paths are the user's working directory's, even though the script runs
     // in its own folder.
-    let out = run_with_timeout(
-        Command::new("xvfb-run")
-            .args(["-a", "-s", "-screen 0 1024x768x24", nes_binary(), "play"])
-            .args([rom, "--exit-after-frames", "60", "--no-battery"])
-            .args(["--screenshot", "window.png", "--lua"])
-            .arg(&script)
-            .arg("--config")
-            .arg(dir.path().join("config/config.toml"))
-            .current_dir(dir.path())
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .env("WGPU_BACKEND", "vulkan")
-            .env_remove("WAYLAND_DISPLAY"),
+    let out = play_under_xvfb(
+        dir.path(),
+        &[
+            rom,
+            "--exit-after-frames",
+            "60",
+            "--no-battery",
+            "--screenshot",
+            "window.png",
+            "--lua",
+            script.to_str().unwrap(),
+        ],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -11,6 +11,8 @@ mod osd;
 mod pacing;
 mod scale;
 mod script;
+#[cfg(test)]
+mod test_rom;
 mod window;
 
 use std::path::{Path, PathBuf};

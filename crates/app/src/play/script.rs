@@ -306,24 +306,13 @@ fn fceux_key_name(key: KeyCode) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::super::game::GameOptions;
+    use super::super::test_rom::nmi_rom;
     use super::*;
     use nes::{SCREEN_HEIGHT, SCREEN_WIDTH};
 
     /// NROM that polls the pads each NMI and stores pad 1's bits at $10 (lag-free, so
     /// `joypad.set` and user input reach RAM).
     fn rom(dir: &Path) -> PathBuf {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
-        let mut prg = vec![0xEA; 0x8000];
-        // The PPU ignores $2000 until it has warmed up: wait two vblanks, then NMI on.
-        #[rustfmt::skip]
-        let main = [
-            0x2C, 0x02, 0x20, 0x10, 0xFB, // BIT $2002; BPL (wait for vblank)
-            0x2C, 0x02, 0x20, 0x10, 0xFB, // again
-            0xA9, 0x80, 0x8D, 0x00, 0x20, // LDA #$80; STA $2000
-            0x4C, 0x0F, 0x80,             // JMP *
-        ];
-        prg[..main.len()].copy_from_slice(&main);
         #[rustfmt::skip]
         let nmi = [
             0xA9, 0x01, 0x8D, 0x16, 0x40, // LDA #1; STA $4016 (strobe)
@@ -332,16 +321,8 @@ mod tests {
             0xAD, 0x16, 0x40,             // loop: LDA $4016
             0x4A, 0x26, 0x10,             // LSR A; ROL $10
             0xCA, 0xD0, 0xF7,             // DEX; BNE loop
-            0x40,                         // RTI
         ];
-        prg[0x100..0x100 + nmi.len()].copy_from_slice(&nmi);
-        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
-        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-        image.extend_from_slice(&prg);
-        image.extend_from_slice(&[0; 0x2000]);
-        let path = dir.join("pads.nes");
-        std::fs::write(&path, image).unwrap();
-        path
+        nmi_rom(dir, "pads.nes", &nmi)
     }
 
     fn game(dir: &Path) -> Game {

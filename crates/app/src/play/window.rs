@@ -1001,30 +1001,8 @@ impl ApplicationHandler for App {
 #[cfg(test)]
 mod tests {
     use super::super::input::InputMap;
+    use super::super::test_rom::nmi_rom;
     use super::*;
-
-    /// NROM: waits for the PPU to warm up, turns NMI on and loops (each NMI just returns).
-    fn rom(dir: &Path) -> PathBuf {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
-        let mut prg = vec![0xEA; 0x8000];
-        #[rustfmt::skip]
-        let main = [
-            0x2C, 0x02, 0x20, 0x10, 0xFB, // BIT $2002; BPL (wait for vblank)
-            0x2C, 0x02, 0x20, 0x10, 0xFB, // again
-            0xA9, 0x80, 0x8D, 0x00, 0x20, // LDA #$80; STA $2000
-            0x4C, 0x0F, 0x80,             // JMP *
-        ];
-        prg[..main.len()].copy_from_slice(&main);
-        prg[0x100] = 0x40; // RTI
-        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
-        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-        image.extend_from_slice(&prg);
-        image.extend_from_slice(&[0; 0x2000]);
-        let path = dir.join("loop.nes");
-        std::fs::write(&path, image).unwrap();
-        path
-    }
 
     /// The window's state without a window: no audio, no gamepads, the game and the script
     /// from `dir`.
@@ -1038,7 +1016,8 @@ mod tests {
             rewind_bytes: 0,
             rewind_interval: 1,
         };
-        let game = Game::load(&rom(dir), &game_options, &mut Vec::new()).unwrap();
+        let rom = nmi_rom(dir, "loop.nes", &[]);
+        let game = Game::load(&rom, &game_options, &mut Vec::new()).unwrap();
         let script_path = dir.join("first.lua");
         std::fs::write(&script_path, script_source).unwrap();
         let session = Session {
