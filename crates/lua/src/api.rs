@@ -15,6 +15,22 @@ use crate::{bitlib, HookKind, PadOverride, Phase, Registries, Shared, SpeedMode,
 
 type SharedRef = Rc<RefCell<Shared>>;
 
+/// Sets `table[name]` to a Lua function returning `read` of the shared state: the API's many
+/// read-only queries (`emu.framecount`, `movie.playing`, ...).
+fn set_getter<T: mlua::IntoLua + 'static>(
+    lua: &Lua,
+    table: &Table,
+    name: &str,
+    shared: &SharedRef,
+    read: fn(&Shared) -> T,
+) -> mlua::Result<()> {
+    let s = shared.clone();
+    table.set(
+        name,
+        lua.create_function(move |_, ()| Ok(read(&s.borrow())))?,
+    )
+}
+
 /// `file:line: ` of the Lua code that called the running API function (luaL_where(L, 1)).
 pub(crate) fn location(lua: &Lua) -> String {
     location_at(lua, 1)
@@ -576,21 +592,9 @@ fn emu_table(
             Ok(())
         })?,
     )?;
-    let s = shared.clone();
-    emu.set(
-        "framecount",
-        lua.create_function(move |_, ()| Ok(s.borrow().frame_count))?,
-    )?;
-    let s = shared.clone();
-    emu.set(
-        "lagcount",
-        lua.create_function(move |_, ()| Ok(s.borrow().lag_count))?,
-    )?;
-    let s = shared.clone();
-    emu.set(
-        "lagged",
-        lua.create_function(move |_, ()| Ok(s.borrow().lag_flag))?,
-    )?;
+    set_getter(lua, &emu, "framecount", shared, |s| s.frame_count)?;
+    set_getter(lua, &emu, "lagcount", shared, |s| s.lag_count)?;
+    set_getter(lua, &emu, "lagged", shared, |s| s.lag_flag)?;
     let s = shared.clone();
     emu.set(
         "setlagflag",
@@ -600,11 +604,7 @@ fn emu_table(
         })?,
     )?;
     emu.set("emulating", lua.create_function(|_, ()| Ok(true))?)?;
-    let s = shared.clone();
-    emu.set(
-        "paused",
-        lua.create_function(move |_, ()| Ok(s.borrow().paused))?,
-    )?;
+    set_getter(lua, &emu, "paused", shared, |s| s.paused)?;
     let s = shared.clone();
     emu.set(
         "pause",
@@ -709,11 +709,7 @@ fn emu_table(
     ] {
         emu.set(name, callback_setter(lua, registries, key, name)?)?;
     }
-    let s = shared.clone();
-    emu.set(
-        "exec_count",
-        lua.create_function(move |_, ()| Ok(s.borrow().frame_count))?,
-    )?;
+    set_getter(lua, &emu, "exec_count", shared, |s| s.frame_count)?;
     emu.set(
         "setrenderplanes",
         lua.create_function(|_, _: MultiValue| Ok(()))?,
@@ -1151,11 +1147,7 @@ fn rom_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
             Ok(s.borrow().rom_md5.clone())
         })?,
     )?;
-    let s = shared.clone();
-    rom.set(
-        "getfilename",
-        lua.create_function(move |_, ()| Ok(s.borrow().rom_stem.clone()))?,
-    )?;
+    set_getter(lua, &rom, "getfilename", shared, |s| s.rom_stem.clone())?;
     Ok(rom)
 }
 
@@ -1169,16 +1161,8 @@ fn movie_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
             Ok(m.playing || m.recording)
         })?,
     )?;
-    let s = shared.clone();
-    movie.set(
-        "recording",
-        lua.create_function(move |_, ()| Ok(s.borrow().movie.recording))?,
-    )?;
-    let s = shared.clone();
-    movie.set(
-        "playing",
-        lua.create_function(move |_, ()| Ok(s.borrow().movie.playing))?,
-    )?;
+    set_getter(lua, &movie, "recording", shared, |s| s.movie.recording)?;
+    set_getter(lua, &movie, "playing", shared, |s| s.movie.playing)?;
     let s = shared.clone();
     movie.set(
         "mode",
@@ -1193,11 +1177,7 @@ fn movie_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
             })
         })?,
     )?;
-    let s = shared.clone();
-    movie.set(
-        "framecount",
-        lua.create_function(move |_, ()| Ok(s.borrow().frame_count))?,
-    )?;
+    set_getter(lua, &movie, "framecount", shared, |s| s.frame_count)?;
     let loaded = |s: &SharedRef, lua: &Lua| -> mlua::Result<()> {
         let m = &s.borrow().movie;
         if m.playing || m.recording {

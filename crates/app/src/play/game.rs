@@ -172,25 +172,12 @@ impl Game {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_rom::nmi_rom;
     use super::*;
 
-    /// NROM: writes the frame count to $00 in an endless loop driven by NMI.
+    /// NROM counting frames at $00 (its NMI handler: INC $00).
     fn rom_file(dir: &Path) -> PathBuf {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
-        let mut prg = vec![0xEA; 0x8000];
-        #[rustfmt::skip]
-        let main = [0xA9, 0x80, 0x8D, 0x00, 0x20, 0x4C, 0x00, 0x80]; // NMI on, loop
-        prg[..main.len()].copy_from_slice(&main);
-        let nmi = [0xE6, 0x00, 0x40]; // INC $00; RTI
-        prg[0x100..0x103].copy_from_slice(&nmi);
-        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
-        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-        image.extend_from_slice(&prg);
-        image.extend_from_slice(&[0; 0x2000]);
-        let path = dir.join("counter.nes");
-        std::fs::write(&path, image).unwrap();
-        path
+        nmi_rom(dir, "counter.nes", &[0xE6, 0x00])
     }
 
     fn options(dir: &Path) -> GameOptions {
