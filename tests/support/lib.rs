@@ -3,22 +3,7 @@
 
 /// Builds an iNES 1.0 image with `prg` (a multiple of 16 KiB) and `chr` (a multiple of 8 KiB,
 /// empty for CHR RAM) on `mapper`, vertical mirroring.
-pub fn ines_image(mapper: u8, prg: &[u8], chr: &[u8]) -> Vec<u8> {
-    let mut image = vec![
-        b'N',
-        b'E',
-        b'S',
-        0x1A,
-        (prg.len() / 0x4000) as u8,
-        (chr.len() / 0x2000) as u8,
-        (mapper << 4) | 0x01,
-        mapper & 0xF0,
-    ];
-    image.resize(16, 0);
-    image.extend_from_slice(prg);
-    image.extend_from_slice(chr);
-    image
-}
+pub use nes_cartridge::ines_image;
 
 /// A 32 KiB NROM program: `code` placed at $8000, with the reset vector pointing at it and
 /// the NMI/IRQ vectors pointing at an RTI.

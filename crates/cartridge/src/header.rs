@@ -10,6 +10,26 @@ use sha1::{Digest, Sha1};
 use crate::error::CartridgeError;
 
 pub(crate) const HEADER_LEN: usize = 16;
+
+/// Builds an iNES 1.0 image for a ROM made in code (tools, tests): the header for `prg` (a
+/// multiple of 16 KiB) and `chr` (a multiple of 8 KiB; empty for 8 KiB of CHR RAM) on
+/// `mapper` (0-255), vertical mirroring, no battery or trainer, then PRG and CHR.
+pub fn ines_image(mapper: u8, prg: &[u8], chr: &[u8]) -> Vec<u8> {
+    let mut image = vec![
+        b'N',
+        b'E',
+        b'S',
+        0x1A,
+        (prg.len() as u64 / PRG_UNIT) as u8,
+        (chr.len() as u64 / CHR_UNIT) as u8,
+        (mapper << 4) | 0x01,
+        mapper & 0xF0,
+    ];
+    image.resize(HEADER_LEN, 0);
+    image.extend_from_slice(prg);
+    image.extend_from_slice(chr);
+    image
+}
 pub(crate) const TRAINER_LEN: usize = 512;
 const PRG_UNIT: u64 = 16 * 1024;
 const CHR_UNIT: u64 = 8 * 1024;
@@ -303,6 +323,21 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn built_images_parse_back_to_what_was_asked() {
+        let prg: Vec<u8> = (0..0x8000u32).map(|i| i as u8).collect();
+        let chr = vec![0x5A; 0x2000];
+        let bytes = ines_image(0x42, &prg, &chr);
+        let parsed = parse(&bytes).unwrap();
+        assert_eq!(parsed.info.format, RomFormat::INes);
+        assert_eq!(parsed.info.mapper, 0x42);
+        assert_eq!(parsed.info.mirroring, Mirroring::Vertical);
+        assert!(!parsed.info.battery && parsed.trainer.is_none());
+        assert_eq!((parsed.prg_rom, parsed.chr_rom), (&prg[..], &chr[..]));
+        let chr_ram = parse(&ines_image(1, &prg[..0x4000], &[])).unwrap().info;
+        assert_eq!((chr_ram.mapper, chr_ram.chr_rom_len), (1, 0));
+    }
 
     /// Builds an image: a 16-byte header from `header`, an optional trainer, then PRG and CHR
     /// filled with a recognisable pattern (byte = low 8 bits of offset ^ chip tag).

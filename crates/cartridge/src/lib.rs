@@ -38,7 +38,7 @@ mod memory;
 
 pub use boards::Mmc3Revision;
 pub use error::CartridgeError;
-pub use header::{Mirroring, RomFormat, RomInfo};
+pub use header::{ines_image, Mirroring, RomFormat, RomInfo};
 
 use std::io::{self, Read, Write};
 

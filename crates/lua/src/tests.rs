@@ -4,19 +4,7 @@ use super::*;
 
 /// iNES image: NROM (mapper 0) or MMC1 (mapper 1), PRG as given, 8 KiB CHR RAM.
 fn image(mapper: u8, prg: &[u8]) -> Vec<u8> {
-    let mut image = vec![
-        b'N',
-        b'E',
-        b'S',
-        0x1A,
-        (prg.len() / 0x4000) as u8,
-        0,
-        (mapper << 4) | 0x01,
-        0,
-    ];
-    image.resize(16, 0);
-    image.extend_from_slice(prg);
-    image
+    nes::ines_image(mapper, prg, &[])
 }
 
 /// Main loop that keeps NMI enabled (writes during the PPU warm-up are ignored).

@@ -47,10 +47,7 @@ fn script_rom() -> Vec<u8> {
     prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
     prg[0x7FFE..0x8000].copy_from_slice(&0xFFF0u16.to_le_bytes());
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 0, 0x01, 0];
-    image.resize(16, 0);
-    image.extend_from_slice(&prg);
-    image
+    nes::ines_image(0, &prg, &[])
 }
 
 fn script_path(name: &str) -> PathBuf {

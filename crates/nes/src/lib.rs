@@ -17,7 +17,7 @@ use bus::SystemBus;
 use nes_cpu::{Cpu, Status};
 
 pub use hooks::{AddressSet, HookMachine, HookMap, MemoryHooks};
-pub use nes_cartridge::{Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
+pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
 pub use power_on::PowerOnRam;
 pub use rewind::Rewind;

@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 /// `$2000` until then), turns NMI on and loops, with `nmi` as the NMI handler (an RTI is
 /// appended).
 pub fn nmi_rom(dir: &Path, name: &str, nmi: &[u8]) -> PathBuf {
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
     let mut prg = vec![0xEA; 0x8000];
     #[rustfmt::skip]
     let main = [
@@ -21,9 +19,7 @@ pub fn nmi_rom(dir: &Path, name: &str, nmi: &[u8]) -> PathBuf {
     prg[0x100 + nmi.len()] = 0x40; // RTI
     prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-    image.extend_from_slice(&prg);
-    image.extend_from_slice(&[0; 0x2000]);
     let path = dir.join(name);
-    std::fs::write(&path, image).unwrap();
+    std::fs::write(&path, nes::ines_image(0, &prg, &[])).unwrap();
     path
 }

@@ -448,17 +448,13 @@ mod tests {
 
     /// NROM: `code` at $8000 (reset vector), NMI/IRQ vectors at an RTI.
     fn image(code: &[u8]) -> Vec<u8> {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
         let mut prg = vec![0xEA; 0x8000];
         prg[..code.len()].copy_from_slice(code);
         prg[0x7FF0] = 0x40;
         prg[0x7FFA..0x7FFC].copy_from_slice(&0xFFF0u16.to_le_bytes());
         prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
         prg[0x7FFE..0x8000].copy_from_slice(&0xFFF0u16.to_le_bytes());
-        image.extend_from_slice(&prg);
-        image.extend_from_slice(&[0; 0x2000]);
-        image
+        nes::ines_image(0, &prg, &[0; 0x2000])
     }
 
     fn options(roms: &Path, out: &Path) -> SweepOptions {
