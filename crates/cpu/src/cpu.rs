@@ -119,6 +119,18 @@ impl Cpu {
         self.reset_sequence(bus);
     }
 
+    /// A reset that takes no time: PC loaded from `vector` (the reset vector's content), I set
+    /// and every other flag cleared, S and A/X/Y untouched, the jammed state and any pending
+    /// interrupt cleared, no bus cycle. This is how FCEUX resets its 6502, for consoles that
+    /// follow its timeline; a 6502 runs the seven cycles of `reset`.
+    pub fn instant_reset(&mut self, vector: u16) {
+        self.jammed = false;
+        self.nmi_pending = false;
+        self.interrupt_due = false;
+        self.p = (self.p & (Status::U | Status::B)) | Status::I;
+        self.pc = vector;
+    }
+
     /// Run one whole instruction, or the NMI/IRQ sequence if the last poll asked for one.
     /// A jammed CPU performs exactly one read cycle (of $FFFF) per call instead.
     ///

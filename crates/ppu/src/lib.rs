@@ -10,6 +10,7 @@
 //! read while `scanline() == 241 && dot() == 1` races the VBlank flag being set.
 
 mod background;
+mod frame_timing;
 pub mod palette;
 mod registers;
 mod render;
@@ -24,6 +25,7 @@ use std::fmt;
 
 use borsh::{BorshDeserialize, BorshSerialize};
 
+pub use frame_timing::FrameTiming;
 pub use palette::{Palette, PaletteError};
 
 use background::BackgroundPipeline;
@@ -46,6 +48,9 @@ pub const POST_RENDER_SCANLINE: u16 = 240;
 pub const VBLANK_SCANLINE: u16 = 241;
 /// The pre-render (a.k.a. "-1") scanline: fetches like a visible line, outputs nothing.
 pub const PRE_RENDER_SCANLINE: u16 = 261;
+/// Dots in a whole frame (262 lines of 341 dots) when no dot is skipped: also the length of
+/// each frame a parked PPU counts (see [`Ppu::park`]).
+pub const DOTS_PER_FRAME: u32 = SCANLINES_PER_FRAME as u32 * DOTS_PER_SCANLINE as u32;
 
 /// The PPU's memory bus, implemented by the console (cartridge CHR + nametables).
 /// `$0000-$3EFF` only: palette RAM (`$3F00-$3FFF`) is inside the PPU.
@@ -147,6 +152,8 @@ pub struct Ppu {
     /// Latched on the pre-render line: this frame skips dot (0, 0).
     skip_idle_dot: bool,
     frames_completed: u64,
+    park: Park,
+    frame_timing: FrameTiming,
 
     // --- Registers ---
     ctrl: u8,
@@ -226,6 +233,41 @@ pub struct Ppu {
     frame: Box<[u16]>,
 }
 
+/// A park in progress (see [`Ppu::park`]). Save states carry it; a state's values are checked
+/// against the bounds `park` itself keeps, so a crafted state cannot hold the PPU for longer
+/// than a real park does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, BorshSerialize)]
+struct Park {
+    /// Parked frames still to complete; 0 while the PPU runs.
+    frames: u8,
+    /// Dots until the current parked frame completes (1 or more while parked, else 0).
+    dots: u32,
+}
+
+impl Park {
+    /// FCEUX parks for two frames; a few more are allowed to callers.
+    const MAX_FRAMES: u8 = 8;
+}
+
+impl BorshDeserialize for Park {
+    fn deserialize_reader<R: borsh::io::Read>(reader: &mut R) -> borsh::io::Result<Park> {
+        let frames = u8::deserialize_reader(reader)?;
+        let dots = u32::deserialize_reader(reader)?;
+        let valid = if frames == 0 {
+            dots == 0
+        } else {
+            frames <= Park::MAX_FRAMES && (1..=DOTS_PER_FRAME).contains(&dots)
+        };
+        if !valid {
+            return Err(borsh::io::Error::new(
+                borsh::io::ErrorKind::InvalidData,
+                format!("PPU park of {frames} frames and {dots} dots is out of range"),
+            ));
+        }
+        Ok(Park { frames, dots })
+    }
+}
+
 /// The picture being drawn belongs in a save state (a state taken mid-frame must finish the
 /// same picture), stored as little-endian bytes in one block rather than 61,440 separate
 /// values, which keeps taking a state every frame cheap.
@@ -302,6 +344,8 @@ impl Ppu {
             odd_frame: false,
             skip_idle_dot: false,
             frames_completed: 0,
+            park: Park::default(),
+            frame_timing: FrameTiming::HARDWARE,
             ctrl: 0,
             mask: 0,
             rendering_enabled: false,
@@ -370,6 +414,89 @@ impl Ppu {
         self.warmup
     }
 
+    /// Parks the PPU where frames end (the start of the post-render line, or earlier: see
+    /// [`FrameTiming::frame_end_lead`]) for `frames` whole frames: it renders nothing and never
+    /// sets VBlank (so raises no NMI), while its registers and memory work as they do there.
+    /// Each parked frame completes after [`DOTS_PER_FRAME`] dots; after the last one the PPU
+    /// runs on from there, starting its next frame.
+    ///
+    /// This is not something a 2C02 does: it is FCEUX's start-up. FCEUX's PPU stays inactive
+    /// for two frames after power-on and reset (its source calls it "ppudead") and starts each
+    /// frame at the post-render line, so a console following FCEUX's timeline parks its PPU
+    /// there (`nes::Timeline::Fceux`). Called at a frame boundary (or at power-on): dots
+    /// already run since the frame's end count towards the first parked frame, since nothing
+    /// happened on them. What FCEUX's PPU reset clears beyond a 2C02's reset clears too: the
+    /// status flags, the open-bus latch, v and OAMADDR. A park of 0 frames does nothing.
+    pub fn park(&mut self, frames: u8) {
+        if frames == 0 {
+            return;
+        }
+        // The park starts where frames end (see `FrameTiming::frame_end_lead`).
+        let lead = self.frame_timing.frame_end_lead;
+        let end_dot = self.frame_timing.frame_end_dot();
+        let credited = match self.scanline {
+            POST_RENDER_SCANLINE => u32::from(self.dot) + u32::from(lead),
+            line if lead > 0 && line + 1 == POST_RENDER_SCANLINE && self.dot >= end_dot => {
+                u32::from(self.dot - end_dot)
+            }
+            _ => 0,
+        };
+        if lead == 0 {
+            self.scanline = POST_RENDER_SCANLINE;
+            self.dot = 0;
+        } else {
+            self.scanline = POST_RENDER_SCANLINE - 1;
+            self.dot = end_dot;
+        }
+        self.evaluation_cursor = 1;
+        self.vblank = false;
+        self.vblank_suppressed = false;
+        self.sprite_zero_hit = false;
+        self.sprite_overflow = false;
+        // What FCEUX's PPU reset clears beyond a 2C02's reset.
+        self.io_latch = IoLatch::default();
+        self.scroll.v = 0;
+        self.oam_addr = 0;
+        self.park = Park {
+            frames: frames.min(Park::MAX_FRAMES),
+            dots: DOTS_PER_FRAME.saturating_sub(credited).max(1),
+        };
+    }
+
+    /// How frames line up with the console's timeline (see [`FrameTiming`]; a 2C02's unless
+    /// changed).
+    pub fn set_frame_timing(&mut self, timing: FrameTiming) {
+        self.frame_timing = FrameTiming {
+            frame_end_lead: timing.frame_end_lead.min(FrameTiming::MAX_LEAD),
+            ..timing
+        };
+    }
+
+    /// Whether the PPU is parked (see [`Ppu::park`]).
+    pub fn parked(&self) -> bool {
+        self.park.frames > 0
+    }
+
+    /// Runs up to `dots` dots of a park; returns how many it ran (0 when not parked).
+    fn run_parked_dots(&mut self, dots: u32) -> u32 {
+        let mut run = 0;
+        while self.park.frames > 0 && run < dots {
+            let step = self.park.dots.min(dots - run);
+            self.park.dots -= step;
+            run += step;
+            if self.park.dots == 0 {
+                self.frames_completed += 1;
+                self.park.frames -= 1;
+                self.park.dots = if self.park.frames > 0 {
+                    DOTS_PER_FRAME
+                } else {
+                    0
+                };
+            }
+        }
+        run
+    }
+
     /// /NMI asserted: VBlank flag set and NMI enabled (`$2000` bit 7). Combinational, so the
     /// CPU sees an edge when either input rises and loses it when a `$2002` read clears VBlank.
     #[inline]
@@ -381,7 +508,57 @@ impl Ppu {
     /// [`Ppu::dots_until_event`]). One call for many dots keeps the per-dot cost to the work
     /// of the dot itself.
     #[inline]
-    pub fn run_dots<B: PpuBus>(&mut self, mut dots: u32, bus: &mut B) {
+    pub fn run_dots<B: PpuBus>(&mut self, dots: u32, bus: &mut B) {
+        // One test for both of FCEUX's timeline's cases (a park, a frame-end lead).
+        if u16::from(self.park.frames) | self.frame_timing.frame_end_lead != 0 {
+            self.run_dots_on_fceux_timeline(dots, bus);
+        } else {
+            self.run_dots_within_frame(dots, bus);
+        }
+    }
+
+    /// `run_dots` while parked or with a frame-end lead (see [`FrameTiming`]).
+    #[inline(never)]
+    fn run_dots_on_fceux_timeline<B: PpuBus>(&mut self, mut dots: u32, bus: &mut B) {
+        if self.park.frames > 0 {
+            let parked = self.run_parked_dots(dots);
+            // A parked PPU makes no memory access: its time passes all the same.
+            bus.dots_elapsed(parked);
+            dots -= parked;
+        }
+        if self.frame_timing.frame_end_lead == 0 {
+            self.run_dots_within_frame(dots, bus);
+            return;
+        }
+        // Frames end inside the last visible line: run to that dot exactly, count the frame
+        // there, then go on.
+        let end_dot = self.frame_timing.frame_end_dot();
+        while dots > 0 {
+            let until = self.dots_until_frame_end().min(dots);
+            self.run_dots_within_frame(until, bus);
+            dots -= until;
+            if self.scanline + 1 == POST_RENDER_SCANLINE && self.dot == end_dot {
+                self.frames_completed += 1;
+            }
+        }
+    }
+
+    /// Dots until the next frame end at the frame-end lead's dot: exact within the frame,
+    /// and assuming the odd-frame dot skip across the end of one (early, never late).
+    fn dots_until_frame_end(&self) -> u32 {
+        let now = u32::from(self.scanline) * u32::from(DOTS_PER_SCANLINE) + u32::from(self.dot);
+        let end = u32::from(POST_RENDER_SCANLINE) * u32::from(DOTS_PER_SCANLINE)
+            - u32::from(self.frame_timing.frame_end_lead);
+        if now < end {
+            end - now
+        } else {
+            (end + DOTS_PER_FRAME - now).saturating_sub(1).max(1)
+        }
+    }
+
+    /// `run_dots` for `dots` that do not run past a frame end.
+    #[inline]
+    fn run_dots_within_frame<B: PpuBus>(&mut self, mut dots: u32, bus: &mut B) {
         while dots > 0 {
             if dots >= 8 && self.run_eight_dots(bus) {
                 dots -= 8;
@@ -404,14 +581,18 @@ impl Ppu {
     /// events the PPU is observable only through its registers, whose accesses catch it up
     /// first, so a console may run it in one batch of this many dots.
     pub fn dots_until_event(&self) -> u32 {
-        const FRAME_DOTS: u32 = SCANLINES_PER_FRAME as u32 * DOTS_PER_SCANLINE as u32;
+        const FRAME_DOTS: u32 = DOTS_PER_FRAME;
+        if self.park.frames > 0 {
+            // A parked frame's end is the only event while parked.
+            return self.park.dots;
+        }
         let index = |scanline: u16, dot: u16| {
             u32::from(scanline) * u32::from(DOTS_PER_SCANLINE) + u32::from(dot)
         };
         let now = index(self.scanline, self.dot);
         // Positions reached right after the events' dots.
         [
-            index(POST_RENDER_SCANLINE, 0),
+            index(POST_RENDER_SCANLINE, 0) - u32::from(self.frame_timing.frame_end_lead),
             index(VBLANK_SCANLINE, 2),
             index(PRE_RENDER_SCANLINE, 2),
         ]
@@ -440,7 +621,8 @@ impl Ppu {
         self.dot
     }
 
-    /// Frames finished: +1 each time the PPU reaches scanline 240, dot 0.
+    /// Frames finished: +1 each time the PPU reaches scanline 240, dot 0 (or the frame end
+    /// [`FrameTiming::frame_end_lead`] sets), and at the end of each parked frame.
     #[inline]
     pub fn frames_completed(&self) -> u64 {
         self.frames_completed
@@ -630,37 +812,40 @@ mod catch_up_tests {
 
     #[test]
     fn batches_never_run_past_an_observable_change() {
-        let mut ppu = Ppu::new();
-        let mut bus = FlatBus::new();
-        // NMI on (after the warm-up, so the write takes) and rendering on, so the odd-frame
-        // dot skip is exercised too.
-        ppu.run_dots(100_000, &mut bus);
-        ppu.write_register(0x2000, 0x80, &mut bus);
-        ppu.write_register(0x2001, 0x18, &mut bus);
-        let mut changes = 0;
-        let mut seed = 12_345u32;
-        for _ in 0..400 {
-            // Start batches at arbitrary dots too, as register accesses do.
-            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            ppu.run_dots((seed >> 16) % 700, &mut bus);
-            // From this position, the observable state must stay the same for the first
-            // `batch - 1` dots: the change may only come with the batch's last dot.
-            let batch = ppu.dots_until_event();
-            assert!(batch >= 1);
-            let before = observable(&ppu);
-            for _ in 1..batch {
+        for timing in [crate::FrameTiming::HARDWARE, crate::FrameTiming::FCEUX] {
+            let mut ppu = Ppu::new();
+            ppu.set_frame_timing(timing);
+            let mut bus = FlatBus::new();
+            // NMI on (after the warm-up, so the write takes) and rendering on, so the
+            // odd-frame dot skip is exercised too.
+            ppu.run_dots(100_000, &mut bus);
+            ppu.write_register(0x2000, 0x80, &mut bus);
+            ppu.write_register(0x2001, 0x18, &mut bus);
+            let mut changes = 0;
+            let mut seed = 12_345u32;
+            for _ in 0..400 {
+                // Start batches at arbitrary dots too, as register accesses do.
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                ppu.run_dots((seed >> 16) % 700, &mut bus);
+                // From this position, the observable state must stay the same for the first
+                // `batch - 1` dots: the change may only come with the batch's last dot.
+                let batch = ppu.dots_until_event();
+                assert!(batch >= 1);
+                let before = observable(&ppu);
+                for _ in 1..batch {
+                    ppu.run_dots(1, &mut bus);
+                    assert_eq!(
+                        observable(&ppu),
+                        before,
+                        "{timing:?}: changed inside a batch of {batch} at ({}, {})",
+                        ppu.scanline(),
+                        ppu.dot()
+                    );
+                }
                 ppu.run_dots(1, &mut bus);
-                assert_eq!(
-                    observable(&ppu),
-                    before,
-                    "changed inside a batch of {batch} at ({}, {})",
-                    ppu.scanline(),
-                    ppu.dot()
-                );
+                changes += usize::from(observable(&ppu) != before);
             }
-            ppu.run_dots(1, &mut bus);
-            changes += usize::from(observable(&ppu) != before);
+            assert!(changes > 8, "the walk saw {changes} changes");
         }
-        assert!(changes > 8, "the walk saw {changes} changes");
     }
 }

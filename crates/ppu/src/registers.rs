@@ -72,7 +72,10 @@ impl Ppu {
                 let value = self.status_value();
                 // Reading on the dot VBlank is set: the read sees it clear and the set never
                 // happens this frame, so neither does the NMI.
-                if self.scanline == VBLANK_SCANLINE && self.dot == 1 {
+                if self.scanline == VBLANK_SCANLINE
+                    && self.dot == 1
+                    && self.frame_timing.vblank_read_race
+                {
                     self.vblank_suppressed = true;
                 }
                 self.vblank = false;

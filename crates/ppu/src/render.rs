@@ -109,7 +109,8 @@ mod action {
 }
 
 impl Ppu {
-    /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one.
+    /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one. (A park, and
+    /// frame ends before the post-render line, are [`Ppu::run_dots`]'s: see `FrameTiming`.)
     #[inline]
     pub fn tick<B: PpuBus>(&mut self, bus: &mut B) {
         // One load and one branch cover every delayed register effect on the common path.
@@ -430,7 +431,9 @@ impl Ppu {
             } else {
                 self.mask
             };
-            self.skip_idle_dot = self.odd_frame && latest_mask & mask::RENDERING != 0;
+            self.skip_idle_dot = self.odd_frame
+                && (latest_mask & mask::RENDERING != 0
+                    || self.frame_timing.odd_frames_always_short);
         }
         if self.rendering_enabled {
             self.rendering_dot::<B, false>(bus);
@@ -518,7 +521,10 @@ impl Ppu {
         }
         self.scanline += 1;
         if self.scanline == POST_RENDER_SCANLINE {
-            self.frames_completed += 1;
+            // With a frame-end lead, `run_dots` counts frames where they end.
+            if self.frame_timing.frame_end_lead == 0 {
+                self.frames_completed += 1;
+            }
         } else if self.scanline == SCANLINES_PER_FRAME {
             self.scanline = 0;
             self.odd_frame = !self.odd_frame;
