@@ -1,5 +1,8 @@
 -- emu.*: frame loop, counters, speed, pause, reset, messages, screen pixels, callbacks.
 local function check(ok, what) if not ok then error(what or "check failed", 2) end end
+-- FCEUX 2.6.5 runs a script's first slice as it loads it (so the first frameadvance returns
+-- before frame 1), and frames 1 and 2 are its start-up frames, without NMI: start at frame 3.
+while emu.framecount() < 3 do emu.frameadvance() end
 check(FCEU == emu, "FCEU alias")
 check(emu.emulating(), "emulating")
 local f0 = emu.framecount()

@@ -1,5 +1,8 @@
 -- gui.*: colour forms, every drawing function, opacity, and gui.register's same-frame drawing.
 local function check(ok, what) if not ok then error(what or "check failed", 2) end end
+-- FCEUX 2.6.5 runs a script's first slice as it loads it (so the first frameadvance returns
+-- before frame 1), and frames 1 and 2 are its start-up frames, without NMI: start at frame 3.
+while emu.framecount() < 3 do emu.frameadvance() end
 local r, g, b, a = gui.parsecolor("#102030")
 check(r == 16 and g == 32 and b == 48 and a == 255, "#RRGGBB")
 r, g, b, a = gui.parsecolor("#10203040")

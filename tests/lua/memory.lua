@@ -37,7 +37,9 @@ memory.registerexecute(0x8121, function() aliases = aliases + 1 end)
 memory.registerrun(0x8125, function() aliases = aliases + 1 end)
 memory.registerwrite(0x0380, 2, function() end)
 memory.registerwrite(0x0380, 2, nil)
-for _ = 1, 4 do emu.frameadvance() end
+-- To frame 5's end: FCEUX's first frameadvance returns before frame 1, and NMIs (where the
+-- hooked code runs) start in frame 3.
+while emu.framecount() < 5 do emu.frameadvance() end
 check(writes >= 2 and reads >= 2 and execs >= 2, "hooks fired")
 check(seen_pc == 0x8123, "exec hooks see PC at the opcode")
 check(seen_value == memory.readbyte(0x10), "the written value")

@@ -3,5 +3,6 @@
 pub mod battery;
 pub mod capture;
 pub mod output;
+pub mod power_on;
 pub mod sweep;
 pub mod test_roms;

@@ -25,7 +25,7 @@ enum Command {
     Run {
         rom: PathBuf,
         /// Run until frame N, counted from power-on (default: the movie's length with --movie,
-        /// else 60).
+        /// else 60; with --lua, until the script calls emu.exit() or ends, and at least that).
         #[arg(long)]
         frames: Option<u64>,
         #[command(flatten)]
@@ -98,13 +98,14 @@ fn parse_hex_u16(text: &str) -> Result<u16, String> {
 }
 
 fn load(rom: &Path) -> Result<Nes, String> {
-    load_with_image(rom).map(|(nes, _)| nes)
+    load_with_image(rom, nes::PowerOn::HARDWARE).map(|(nes, _)| nes)
 }
 
-/// Load a ROM, also returning the file's bytes.
-fn load_with_image(rom: &Path) -> Result<(Nes, Vec<u8>), String> {
+/// Load a ROM and power the console on, also returning the file's bytes.
+fn load_with_image(rom: &Path, power_on: nes::PowerOn) -> Result<(Nes, Vec<u8>), String> {
     let bytes = std::fs::read(rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
-    let nes = Nes::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+    let cart = nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+    let nes = Nes::with_power_on(cart, power_on);
     if let Some(title) = nes.rom_info().known_title {
         eprintln!("Recognised cartridge: {title}");
     }
@@ -138,7 +139,7 @@ fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), String> 
 }
 
 fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(), String> {
-    let (fresh, image) = load_with_image(rom)?;
+    let (fresh, image) = load_with_image(rom, nes::PowerOn::HARDWARE)?;
     let mut rates = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let mut nes = fresh.clone();
@@ -151,10 +152,9 @@ fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(),
                     arg: None,
                     palette: nes::Palette::ntsc(),
                 };
-                let host =
+                let mut host =
                     nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
-                // Power-on to the first boundary, where the script's first slice runs.
-                nes.run_frame();
+                host.start(&mut nes);
                 Some(host)
             }
             None => None,

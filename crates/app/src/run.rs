@@ -8,22 +8,24 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Buttons, Cartridge, Nes, Palette, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Nes, Palette, PowerOn, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::capture::{self, FrameList};
 use nes_app::output::{self, AtomicFile};
+use nes_app::power_on::PowerOnArgs;
 use sha1::{Digest, Sha1};
-
-use crate::load_with_image;
 
 /// Shared with `nes play` and `nes sweep`.
 pub(crate) use nes_app::capture::load_palette;
 
+use crate::load_with_image;
+
 /// Where `nes run` takes controller input from, and where it records it.
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunInput {
-    /// Play an FM2 movie (FCEUX's format) as the controller input; when it ends the buttons are
-    /// released and the run continues to --frames.
+    /// Play an FM2 movie (FCEUX's format) from power-on: line N-1 is frame N's input, its
+    /// reset and power commands included; when it ends the buttons are released and the run
+    /// continues to --frames. The battery save is neither loaded nor written.
     #[arg(long, value_name = "FM2", conflicts_with_all = ["press", "input"])]
     movie: Option<PathBuf>,
     /// Hold controller 1's buttons for frames FRAME..FRAME+HOLD-1 (frames count from 1).
@@ -34,7 +36,8 @@ pub(crate) struct RunInput {
     /// A file of --press entries, one per line (`#` comments and blank lines allowed).
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
-    /// Record the run's input (whatever its source) as an FM2 movie.
+    /// Record the run's input (whatever its source) as an FM2 movie FCEUX 2.6.5 plays back in
+    /// step. The battery save is neither loaded nor written.
     #[arg(long, value_name = "FM2")]
     record: Option<PathBuf>,
 }
@@ -165,32 +168,34 @@ impl InputSource {
         })
     }
 
-    /// The input at boundary `boundary` (from 0, FM2 line `boundary`), which starts frame
-    /// `frame` (from 1). Movies count boundaries; scripted input counts frames.
-    fn input_at(&self, boundary: usize, frame: u64) -> MovieFrame {
+    /// The input of frame `frame` (from 1): FM2 line `frame - 1`, or the scripted presses.
+    /// `None` once a movie has no more lines.
+    fn input_for(&self, frame: u64) -> Option<MovieFrame> {
         match self {
-            InputSource::Released => MovieFrame::default(),
-            InputSource::Movie(movie) => movie.frames.get(boundary).copied().unwrap_or_default(),
-            InputSource::Schedule(schedule) => MovieFrame {
+            InputSource::Released => Some(MovieFrame::default()),
+            InputSource::Movie(movie) => usize::try_from(frame - 1)
+                .ok()
+                .and_then(|line| movie.frames.get(line))
+                .copied(),
+            InputSource::Schedule(schedule) => Some(MovieFrame {
                 command: Commands::empty(),
                 pads: [schedule.buttons_for_frame(frame), Buttons::empty()],
-            },
+            }),
         }
     }
 
-    /// Frames to run when --frames is not given: all of a movie (each line one frame, plus the
-    /// start-up frame that follows power-on and every power command), else 60.
+    /// Frames to run when --frames is not given: a movie's length, else 60.
     fn default_frames(&self) -> u64 {
         match self {
-            InputSource::Movie(movie) => {
-                let powers = movie
-                    .frames
-                    .iter()
-                    .filter(|f| f.command.contains(Commands::POWER))
-                    .count();
-                (movie.frames.len() + powers) as u64 + 1
-            }
+            InputSource::Movie(movie) => movie.frames.len() as u64,
             _ => 60,
+        }
+    }
+
+    fn movie(&self) -> Option<&Movie> {
+        match self {
+            InputSource::Movie(movie) => Some(movie),
+            _ => None,
         }
     }
 }
@@ -236,29 +241,8 @@ pub(crate) struct RunState {
     /// Write a save state of the console at the end of the run.
     #[arg(long, value_name = "STATE")]
     save_state: Option<PathBuf>,
-    /// CPU RAM at power-on: `zero` (the default: all bytes 0) or `random[:SEED]` (a
-    /// pseudo-random fill; the same seed gives the same RAM; without a seed one is picked and
-    /// printed).
-    #[arg(long, value_name = "zero|random[:SEED]", default_value = "zero", value_parser = parse_power_on_ram)]
-    power_on_ram: PowerOnRam,
-}
-
-fn parse_power_on_ram(text: &str) -> Result<PowerOnRam, String> {
-    match text.split_once(':') {
-        None if text == "zero" => Ok(PowerOnRam::Zeroed),
-        None if text == "random" => {
-            let seed = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|since| since.as_nanos() as u64)
-                .unwrap_or(0);
-            Ok(PowerOnRam::Random { seed })
-        }
-        Some(("random", seed)) => seed
-            .parse()
-            .map(|seed| PowerOnRam::Random { seed })
-            .map_err(|_| format!("the seed must be a number from 0 to {}", u64::MAX)),
-        _ => Err("expected `zero`, `random` or `random:SEED`".to_owned()),
-    }
+    #[command(flatten)]
+    power_on: PowerOnArgs,
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -319,15 +303,26 @@ pub(crate) fn run(
     // Check the palette and the input files before spending time on the run.
     let palette = load_palette(output.palette.as_deref())?;
     let source = InputSource::from_args(input)?;
-    let (mut nes, image) = load_with_image(rom)?;
-    if let PowerOnRam::Random { seed } = state.power_on_ram {
-        eprintln!("power-on RAM: random, seed {seed}");
-        let cart = Cartridge::from_ines(&image).map_err(|e| format!("{}: {e}", rom.display()))?;
-        nes = Nes::with_power_on_ram(cart, state.power_on_ram);
-    }
+    // FCEUX material (a movie, a script, a recording) starts the way FCEUX does unless told
+    // otherwise, so its frames line up with FCEUX's.
+    let fceux_material = input.movie.is_some() || input.record.is_some() || lua.lua.is_some();
+    let configured = state.power_on.resolve(fceux_material);
+    let first_power_on = match source.movie() {
+        Some(movie) => PowerOn {
+            ram: movie_power_on_ram(movie, state.power_on.power_on_ram),
+            ..configured
+        },
+        None => configured,
+    };
+    let (mut nes, image) = load_with_image(rom, first_power_on)?;
+    // Power commands after the start fill RAM as configured (as FCEUX's do).
+    nes.set_power_on_ram(configured.ram);
     let md5 = rom_md5(&nes, &image);
     let capture_frames = output.capture.as_ref().map_or(&[][..], |list| &list.0[..]);
     let last_capture = capture_frames.last().copied().unwrap_or(0);
+    // Without --frames a script decides when the run ends, as it does in FCEUX (a logging
+    // script calls emu.exit()); the run still lasts the movie and the captures asked for.
+    let until_script_ends = frames.is_none() && lua.lua.is_some();
     let frames = match frames {
         Some(frames) if frames < last_capture => {
             return Err(format!(
@@ -338,6 +333,12 @@ pub(crate) fn run(
         Some(frames) => frames,
         None => source.default_frames().max(last_capture),
     };
+    if until_script_ends {
+        eprintln!(
+            "running until the script calls emu.exit() or ends (at least {frames} frames; \
+             --frames N stops at frame N)"
+        );
+    }
     let capture_name = rom
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
@@ -352,17 +353,7 @@ pub(crate) fn run(
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     match &source {
-        InputSource::Movie(movie) => {
-            if movie.header.rom_checksum.is_some_and(|sum| sum != md5) {
-                eprintln!(
-                    "warning: the movie was recorded on a different ROM (romChecksum differs); \
-                     playback will probably desync"
-                );
-            }
-            if movie.header.pal {
-                eprintln!("warning: the movie was recorded with PAL timing; this console is NTSC");
-            }
-        }
+        InputSource::Movie(movie) => warn_about_movie(movie, md5),
         InputSource::Schedule(schedule) if schedule.last_frame() > frames => eprintln!(
             "warning: scripted input goes on to frame {} but the run stops at frame {frames}",
             schedule.last_frame()
@@ -378,7 +369,13 @@ pub(crate) fn run(
         .save_dir
         .as_deref()
         .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
-    let mut battery = (!output.no_battery)
+    // A movie starts from power-on with the cartridge's RAM blank (FCEUX clears it for
+    // movies), and must not overwrite the player's save either.
+    let movie_run = input.movie.is_some() || input.record.is_some();
+    if movie_run && !output.no_battery && nes.battery_ram().is_some() {
+        eprintln!("battery save not used: movies start with blank cartridge RAM, as in FCEUX");
+    }
+    let mut battery = (!output.no_battery && !movie_run)
         .then(|| BatterySave::for_rom(&absolute_rom, absolute_save_dir.as_deref()));
     if let Some(battery) = &mut battery {
         match battery.load(&mut nes) {
@@ -409,97 +406,27 @@ pub(crate) fn run(
     let mut recorded = Vec::new();
     let mut ram = [0u8; 0x800];
     let mut ignored_commands = Commands::empty();
-    let wav = output.wav.is_some();
-    let movie_length = match &source {
-        InputSource::Movie(movie) => movie.frames.len(),
-        _ => 0,
-    };
-    if let (Some(host), InputSource::Movie(movie)) = (host.as_mut(), &source) {
-        host.set_movie_status(nes_lua::MovieStatus {
-            playing: true,
-            recording: false,
-            length: movie.frames.len() as u64,
-            name: input
-                .movie
-                .as_deref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            rerecords: u64::from(movie.header.rerecord_count),
-        });
-    } else if let (Some(host), Some(path)) = (host.as_mut(), input.record.as_deref()) {
-        host.set_movie_status(nes_lua::MovieStatus {
-            playing: false,
-            recording: true,
-            length: 0,
-            name: path.display().to_string(),
-            rerecords: 0,
-        });
+    if let Some(host) = host.as_mut() {
+        if let Some(movie) = source.movie() {
+            host.set_movie_status(nes_lua::MovieStatus {
+                mode: nes_lua::MovieMode::Playback,
+                length: movie.frames.len() as u64,
+                name: input
+                    .movie
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                rerecords: u64::from(movie.header.rerecord_count),
+            });
+        } else if let Some(path) = input.record.as_deref() {
+            host.set_movie_status(nes_lua::MovieStatus {
+                mode: nes_lua::MovieMode::Record,
+                length: 0,
+                name: path.display().to_string(),
+                rerecords: 0,
+            });
+        }
     }
-    // Runs one frame; returns the pads the game was given (the script may override them).
-    // `from_movie`: the pads are a playing movie's input, which wins over the script.
-    // `frame` is the number (from 1) of the frame about to run: the pads are what $4016
-    // returns from the vblank before picture `frame` until that picture is complete.
-    let mut run_frame = |nes: &mut Nes,
-                         host: &mut Option<nes_lua::LuaHost>,
-                         frame: u64,
-                         pads: [Buttons; 2],
-                         from_movie: bool|
-     -> Result<[Buttons; 2], String> {
-        let pads = match host {
-            Some(host) => {
-                let input = if from_movie {
-                    nes_lua::FrameInput {
-                        user: [Buttons::empty(); 2],
-                        movie: Some(pads),
-                    }
-                } else {
-                    nes_lua::FrameInput {
-                        user: pads,
-                        movie: None,
-                    }
-                };
-                let given = host.run_frame(nes, input);
-                drain_lua(host);
-                given
-            }
-            None => {
-                nes.set_buttons(0, pads[0]);
-                nes.set_buttons(1, pads[1]);
-                nes.run_frame();
-                pads
-            }
-        };
-        if let Some(dir) = &capture_dir {
-            if capture_frames.binary_search(&frame).is_ok() {
-                let files =
-                    capture::write_capture(dir, &capture_name, frame, nes.frame_buffer(), &palette)
-                        .map_err(|e| e.to_string())?;
-                println!(
-                    "capture f{frame}: sha256 {} ({}, {})",
-                    files.sha256,
-                    files.png.display(),
-                    files.raw9.display()
-                );
-            }
-        }
-        if wav {
-            nes.take_audio_samples(&mut audio);
-        }
-        if let Some(log) = &mut ram_log {
-            log.append(nes, &mut ram)?;
-        }
-        if let Some(battery) = &mut battery {
-            battery.frame_done(nes).map_err(|e| e.to_string())?;
-        }
-        Ok(pads)
-    };
-    // FM2 input is per frame *boundary* (scanline 240, where FCEUX starts its frames and the
-    // Lua host latches input). Power-on leaves the PPU at scanline 0, so frame 1 runs from
-    // power-on to the first boundary before any movie line applies: FM2 line k is the input of
-    // frame k + 2. A power command restarts the PPU at scanline 0 and so adds such a start-up
-    // frame again. Frames are counted here because power restarts the console's own count.
-    let mut boundary = 0usize;
-    let start_up = source.input_at(usize::MAX, 1);
     let original_dir = std::env::current_dir().ok();
     if let Some(dir) = lua.lua.as_deref().and_then(Path::parent) {
         if !dir.as_os_str().is_empty() {
@@ -508,47 +435,86 @@ pub(crate) fn run(
         }
     }
     let result = (|| -> Result<(), String> {
-        // A loaded state starts past frame 1 (at a boundary): no start-up frame then.
-        if frames > 0 && frame == 0 {
-            if input.record.is_some() && start_up != MovieFrame::default() {
-                eprintln!(
-                    "warning: input on frame 1 (before the first frame boundary) cannot be stored \
-                     in an FM2 and is not recorded"
-                );
-            }
-            // Power-on to the first boundary: the script's first slice runs at that boundary.
-            nes.set_buttons(0, start_up.pads[0]);
-            nes.set_buttons(1, start_up.pads[1]);
-            let mut no_host = None;
-            run_frame(&mut nes, &mut no_host, 1, start_up.pads, false)?;
-            frame += 1;
+        if let Some(host) = host.as_mut() {
+            // The script's first slice runs as it loads, before the first frame (FCEUX 2.6.5).
+            host.start(&mut nes);
+            drain_lua(host);
         }
-        while frame < frames {
-            let line = source.input_at(boundary, frame + 1);
-            let from_movie = boundary < movie_length;
-            boundary += 1;
-            ignored_commands |= line.command - (Commands::POWER | Commands::SOFT_RESET);
-            if line.command.contains(Commands::POWER) {
-                nes.power_cycle();
-                run_frame(&mut nes, &mut host, frame + 1, line.pads, from_movie)?;
-                frame += 1;
-                if frame == frames {
-                    if input.record.is_some() {
-                        recorded.push(line);
-                    }
-                    break;
-                }
-            } else if line.command.contains(Commands::SOFT_RESET) {
-                nes.soft_reset();
+        // Frame `frame + 1` takes line `frame` of a movie: FCEUX's frames and lines (see
+        // `nes::Timeline::Fceux` for why they line up on its timeline).
+        loop {
+            if host.as_ref().is_some_and(nes_lua::LuaHost::exit_requested) {
+                break;
             }
-            let given = run_frame(&mut nes, &mut host, frame + 1, line.pads, from_movie)?;
+            let script_goes_on = until_script_ends
+                && host
+                    .as_ref()
+                    .is_some_and(|host| host.running() && host.main_alive());
+            if frame >= frames && !script_goes_on {
+                break;
+            }
             frame += 1;
+            let line = source.input_for(frame);
+            let given = match host.as_mut() {
+                Some(host) => {
+                    let input = match &source {
+                        InputSource::Movie(_) => nes_lua::FrameInput {
+                            user: [Buttons::empty(); 2],
+                            movie: line,
+                        },
+                        _ => nes_lua::FrameInput {
+                            user: line.unwrap_or_default().pads,
+                            movie: None,
+                        },
+                    };
+                    let outcome = host.run_frame(&mut nes, input);
+                    drain_lua(host);
+                    MovieFrame {
+                        command: outcome.command,
+                        pads: outcome.pads,
+                    }
+                }
+                None => {
+                    let line = line.unwrap_or_default();
+                    nes.apply_movie_commands(line.command);
+                    nes.set_buttons(0, line.pads[0]);
+                    nes.set_buttons(1, line.pads[1]);
+                    nes.run_frame();
+                    line
+                }
+            };
+            // FDS and VS. System commands mean nothing on this console.
+            ignored_commands |= given.command - (Commands::POWER | Commands::SOFT_RESET);
             if input.record.is_some() {
                 // What the game received, script overrides included.
-                recorded.push(MovieFrame {
-                    command: line.command,
-                    pads: given,
-                });
+                recorded.push(given);
+            }
+            if let Some(dir) = &capture_dir {
+                if capture_frames.binary_search(&frame).is_ok() {
+                    let files = capture::write_capture(
+                        dir,
+                        &capture_name,
+                        frame,
+                        nes.frame_buffer(),
+                        &palette,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    println!(
+                        "capture f{frame}: sha256 {} ({}, {})",
+                        files.sha256,
+                        files.png.display(),
+                        files.raw9.display()
+                    );
+                }
+            }
+            if output.wav.is_some() {
+                nes.take_audio_samples(&mut audio);
+            }
+            if let Some(log) = &mut ram_log {
+                log.append(&nes, &mut ram)?;
+            }
+            if let Some(battery) = &mut battery {
+                battery.frame_done(&nes).map_err(|e| e.to_string())?;
             }
         }
         Ok(())
@@ -569,10 +535,10 @@ pub(crate) fn run(
         frame_hash.update(pixel.to_le_bytes());
     }
     let ram: Vec<u8> = (0..0x800).map(|addr| nes.peek(addr)).collect();
-    println!("frames: {frames}");
+    println!("frames: {frame}");
     println!("frame sha1: {}", hex(&frame_hash.finalize()));
     println!("ram sha1: {}", hex(&Sha1::digest(&ram)));
-    println!("lag frames: {}", nes.lag_frames());
+    println!("lag frames: {}", nes.lag_count());
     if let Some(pc) = nes.jammed_at() {
         println!("cpu jammed at ${pc:04X}");
     }
@@ -611,7 +577,13 @@ pub(crate) fn run(
         println!("ram log: {} ({bytes} bytes)", path.display());
     }
     if let Some(path) = &input.record {
-        let movie = recorded_movie(rom, md5, &source, recorded);
+        let origin = match &source {
+            _ if lua.lua.is_some() => "a Lua script",
+            InputSource::Released => "no input",
+            InputSource::Movie(_) => "a movie",
+            InputSource::Schedule(_) => "scripted input",
+        };
+        let movie = recorded_movie(rom, md5, origin, first_power_on.ram, recorded);
         output::write_atomically(path, movie.to_fm2().as_bytes()).map_err(|e| e.to_string())?;
         println!(
             "recorded: {} ({} frames)",
@@ -622,11 +594,54 @@ pub(crate) fn run(
     Ok(())
 }
 
-/// The FM2 `--record` writes: FCEUX's header for a power-on movie with two gamepads.
+/// The power-on RAM of a movie's start: as its header's `RAMInitOption`/`RAMInitSeed` say
+/// (FCEUX's pattern when it has none, as FCEUX 2.6.5 plays such movies), unless
+/// `--power-on-ram` asked for another.
+fn movie_power_on_ram(movie: &Movie, asked: Option<PowerOnRam>) -> PowerOnRam {
+    let header = &movie.header;
+    let from_movie = PowerOnRam::from_fceux_option(
+        header.ram_init_option.unwrap_or(0),
+        header.ram_init_seed.unwrap_or(0),
+    );
+    match asked {
+        Some(asked) if asked != from_movie => {
+            eprintln!(
+                "warning: --power-on-ram overrides the movie's power-on RAM \
+                 (RAMInitOption {}); playback may desync",
+                header.ram_init_option.unwrap_or(0)
+            );
+            asked
+        }
+        _ => from_movie,
+    }
+}
+
+/// What the user should know before a movie plays.
+fn warn_about_movie(movie: &Movie, md5: [u8; 16]) {
+    let header = &movie.header;
+    if header.rom_checksum.is_some_and(|sum| sum != md5) {
+        eprintln!(
+            "warning: the movie was recorded on a different ROM (romChecksum differs); \
+             playback will probably desync"
+        );
+    }
+    if header.pal {
+        eprintln!("warning: the movie was recorded with PAL timing; this console is NTSC");
+    }
+    if header.new_ppu {
+        eprintln!(
+            "warning: the movie was recorded with FCEUX's new PPU (NewPPU 1), whose timing \
+             differs from its default one; playback may desync"
+        );
+    }
+}
+
+/// The FM2 `--record` writes: FCEUX 2.6.5's header for a power-on movie with two gamepads.
 fn recorded_movie(
     rom: &Path,
     md5: [u8; 16],
-    source: &InputSource,
+    origin: &str,
+    power_on_ram: PowerOnRam,
     frames: Vec<MovieFrame>,
 ) -> Movie {
     let mut header = MovieHeader::new();
@@ -638,11 +653,9 @@ fn recorded_movie(
         .unwrap_or_default();
     header.rom_checksum = Some(md5);
     header.guid = new_guid(&md5);
-    let origin = match source {
-        InputSource::Released => "no input",
-        InputSource::Movie(_) => "a movie",
-        InputSource::Schedule(_) => "scripted input",
-    };
+    let (option, seed) = power_on_ram.fceux_option();
+    header.ram_init_option = Some(option);
+    header.ram_init_seed = Some(seed);
     header.comments.push(format!(
         "recorded by nes {} from {origin}",
         env!("CARGO_PKG_VERSION")

@@ -176,9 +176,14 @@ fn recorded_movie_has_fceux_header_and_the_scheduled_input() {
     assert_eq!(groups, [8, 4, 4, 4, 12], "{}", h.guid);
     assert!(h.guid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()));
 
-    // Frame 1 runs from power-on to the first frame boundary: FM2 line k is frame k + 2.
-    assert_eq!(movie.frames.len(), 19);
-    let pad = |frame: usize| movie.frames[frame - 2].pads[0];
+    // FCEUX's header keys, in its order, the power-on RAM as FCEUX names it.
+    assert!(
+        text.contains("port2 0\nFDS 0\nNewPPU 0\nRAMInitOption 0\nRAMInitSeed 0\n"),
+        "{text}"
+    );
+    // On FCEUX's timeline (a recording is FCEUX material) FM2 line k is frame k + 1.
+    assert_eq!(movie.frames.len(), 20);
+    let pad = |frame: usize| movie.frames[frame - 1].pads[0];
     assert_eq!(pad(4), Buttons::empty());
     assert_eq!(pad(5), Buttons::A);
     assert_eq!(pad(6), Buttons::A | Buttons::UP);
@@ -241,9 +246,9 @@ fn a_movie_ends_with_input_released_and_the_run_continues() {
         text.push_str("|0|........|........||\n");
     }
     std::fs::write(&long, &text).unwrap();
-    let short_run = ok(&["run", s(&rom), "--movie", s(&short), "--frames", "21"]);
+    let short_run = ok(&["run", s(&rom), "--movie", s(&short), "--frames", "20"]);
     let long_run = ok(&["run", s(&rom), "--movie", s(&long)]);
-    assert!(short_run.contains("frames: 21"), "{short_run}");
+    assert!(short_run.contains("frames: 20"), "{short_run}");
     assert_eq!(results(&short_run), results(&long_run));
 }
 
@@ -269,10 +274,10 @@ fn movie_reset_and_power_commands_are_applied() {
     let plain_run = ok(&["run", s(&rom), "--movie", s(&plain_path)]);
     let reset_run = ok(&["run", s(&rom), "--movie", s(&reset_path)]);
     let power_run = ok(&["run", s(&rom), "--movie", s(&power_path)]);
-    // A power command is followed by a start-up frame (power-on to the first boundary).
-    assert!(plain_run.contains("frames: 13"), "{plain_run}");
-    assert!(reset_run.contains("frames: 13"), "{reset_run}");
-    assert!(power_run.contains("frames: 14"), "{power_run}");
+    // A movie runs its own length, commands or not: one line a frame.
+    assert!(plain_run.contains("frames: 12"), "{plain_run}");
+    assert!(reset_run.contains("frames: 12"), "{reset_run}");
+    assert!(power_run.contains("frames: 12"), "{power_run}");
     // A reset restarts the program (a VBlank wait, then NMIs again) but keeps RAM; a power
     // cycle clears RAM: all three end differently.
     let ram = |out: &str| results(out)[2].to_owned();
@@ -360,13 +365,13 @@ fn lag_frames_are_counted_and_printed() {
 }
 
 #[test]
-fn fm2_line_k_is_the_input_of_frame_k_plus_2() {
+fn fm2_line_k_is_the_input_of_frame_k_plus_1() {
     let dir = test_dir("alignment");
     let rom = write_rom(&dir);
-    // Only line 4 (from 0) holds A.
+    // Only line 6 (from 0) holds A: frame 7's input (FCEUX's timeline, as for any movie).
     let mut text = "version 3\nport0 1\nport1 1\nport2 0\n".to_owned();
-    for line in 0..8 {
-        text.push_str(if line == 4 {
+    for line in 0..9 {
+        text.push_str(if line == 6 {
             "|0|.......A|........||\n"
         } else {
             "|0|........|........||\n"
@@ -380,7 +385,31 @@ fn fm2_line_k_is_the_input_of_frame_k_plus_2() {
     assert_eq!(log.len(), 9 * 2048);
     // $01 holds the buttons the NMI handler read (A ends up in bit 7), after each frame.
     let buttons_after = |frame: usize| log[(frame - 1) * 2048 + 1];
-    assert_eq!(buttons_after(5), 0x00);
-    assert_eq!(buttons_after(6), 0x80);
-    assert_eq!(buttons_after(7), 0x00);
+    assert_eq!(buttons_after(6), 0x00);
+    assert_eq!(buttons_after(7), 0x80);
+    assert_eq!(buttons_after(8), 0x00);
+}
+
+#[test]
+fn movies_play_on_fceuxs_timeline_unless_told_otherwise() {
+    let dir = test_dir("timeline");
+    let rom = write_rom(&dir);
+    let mut text = "version 3\nport0 1\nport1 1\nport2 0\n".to_owned();
+    for _ in 0..12 {
+        text.push_str("|0|.......A|........||\n");
+    }
+    let fm2 = dir.join("timeline.fm2");
+    std::fs::write(&fm2, text).unwrap();
+    let default = ok(&["run", s(&rom), "--movie", s(&fm2)]);
+    let fceux = ok(&["run", s(&rom), "--movie", s(&fm2), "--power-on", "fceux"]);
+    let hardware = ok(&["run", s(&rom), "--movie", s(&fm2), "--power-on", "hardware"]);
+    assert_eq!(results(&default), results(&fceux));
+    // The hardware's first VBlank comes a frame earlier: one NMI more in the same frames.
+    assert_ne!(results(&default)[2], results(&hardware)[2]);
+    // Without a movie (or script, or recording) the hardware's is the default.
+    let plain = ok(&["run", s(&rom), "--frames", "12"]);
+    let plain_hardware = ok(&["run", s(&rom), "--frames", "12", "--power-on", "hardware"]);
+    assert_eq!(results(&plain), results(&plain_hardware));
+    let out = nes(&["run", s(&rom), "--power-on", "famicom"]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -631,3 +631,41 @@ fn captures_after_a_loaded_state_keep_the_frame_numbers() {
         );
     }
 }
+
+#[test]
+fn the_power_on_options_choose_the_start_and_the_report_records_it() {
+    // The backdrop shows RAM byte $04, which the program never writes: FCEUX's pattern has
+    // $FF there, zeroed RAM $00.
+    let mut nmi = vec![0xA5, 0x04, 0x29, 0x3F]; // LDA $04, AND #$3F
+    nmi.extend(set_backdrop_from_a());
+    let dir = tempfile::tempdir().unwrap();
+    let roms = dir.path().join("roms");
+    std::fs::create_dir_all(&roms).unwrap();
+    std::fs::write(roms.join("ram.nes"), nrom(&main_loop(), &nmi, &[])).unwrap();
+    for (options, timeline, ram_option, colour) in [
+        (&[][..], "hardware", 2, 0x00),
+        (&["--power-on", "fceux"][..], "fceux", 0, 0x3F),
+        (&["--power-on-ram", "ones"][..], "hardware", 1, 0x3F),
+    ] {
+        let out = dir.path().join(format!("out-{timeline}-{ram_option}"));
+        let mut args = vec![
+            "sweep",
+            "--roms",
+            path_str(&roms),
+            "--out",
+            path_str(&out),
+            "--capture",
+            "8",
+            "--jobs",
+            "1",
+        ];
+        args.extend_from_slice(options);
+        succeeded(&nes(&args));
+        let report = load_report(&out);
+        let record = serde_json::to_value(report.power_on).unwrap();
+        assert_eq!(record["timeline"], timeline, "{options:?}");
+        assert_eq!(record["ram_init_option"], ram_option, "{options:?}");
+        let raw9 = out.join("captures/ram_f8.raw9");
+        assert_eq!(uniform_colour(&raw9), colour, "{options:?}");
+    }
+}

@@ -6,12 +6,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use mlua::{Function, Lua, MultiValue, Table, Value};
+use nes::fm2::Commands;
 use nes::CpuRegisters;
 
 use crate::format::{format_args, format_value, truncate};
 use crate::gui::Rgba;
 use crate::machine::with_machine;
-use crate::{bitlib, HookKind, PadOverride, Phase, Registries, Shared, SpeedMode, StateSlot};
+use crate::{
+    bitlib, HookKind, MovieMode, PadOverride, Phase, Registries, Shared, SpeedMode, StateSlot,
+};
 
 type SharedRef = Rc<RefCell<Shared>>;
 
@@ -594,12 +597,29 @@ fn emu_table(
     )?;
     set_getter(lua, &emu, "framecount", shared, |s| s.frame_count)?;
     set_getter(lua, &emu, "lagcount", shared, |s| s.lag_count)?;
-    set_getter(lua, &emu, "lagged", shared, |s| s.lag_flag)?;
-    let s = shared.clone();
+    emu.set(
+        "lagged",
+        lua.create_function(|lua, ()| {
+            with_machine::<bool>(lua, |_, machine| {
+                Ok(MultiValue::from_vec(vec![Value::Boolean(machine.lagged())]))
+            })
+        })?,
+    )?;
     emu.set(
         "setlagflag",
-        lua.create_function(move |_, flag: Value| {
-            s.borrow_mut().lag_flag = !matches!(flag, Value::Nil | Value::Boolean(false));
+        lua.create_function(|lua, flag: Value| {
+            let lagged = !matches!(flag, Value::Nil | Value::Boolean(false));
+            with_machine::<()>(lua, move |_, machine| {
+                machine.set_lagged(lagged);
+                Ok(MultiValue::new())
+            })
+        })?,
+    )?;
+    let s = shared.clone();
+    emu.set(
+        "exit",
+        lua.create_function(move |_, ()| {
+            s.borrow_mut().exit_requested = true;
             Ok(())
         })?,
     )?;
@@ -621,7 +641,10 @@ fn emu_table(
             Ok(())
         })?,
     )?;
-    for (name, power) in [("poweron", true), ("softreset", false)] {
+    for (name, command) in [
+        ("poweron", Commands::POWER),
+        ("softreset", Commands::SOFT_RESET),
+    ] {
         let s = shared.clone();
         emu.set(
             name,
@@ -635,15 +658,19 @@ fn emu_table(
                         )));
                     };
                     let mut shared = s.borrow_mut();
-                    if power {
-                        nes.power_cycle();
-                        shared.lag_count = 0;
-                    } else {
-                        nes.soft_reset();
+                    // As FCEUX's menu commands: refused while a movie plays (or has finished),
+                    // recorded while one records; outside movies the frame count restarts.
+                    match shared.movie.mode {
+                        MovieMode::Playback | MovieMode::Finished => return Ok(MultiValue::new()),
+                        MovieMode::Record => shared.commands |= command,
+                        MovieMode::Inactive => {}
                     }
-                    if !shared.movie.playing && !shared.movie.recording {
-                        shared.frame_count = 0;
+                    nes.apply_movie_commands(command);
+                    if shared.movie.mode == MovieMode::Inactive {
+                        nes.reset_frame_count();
                     }
+                    shared.frame_count = nes.frame_count();
+                    shared.lag_count = nes.lag_count();
                     Ok(MultiValue::new())
                 })
             })?,
@@ -1045,6 +1072,7 @@ fn savestate_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> ml
                 return Err(fail(lua, "savestate.load: the state is empty"));
             };
             let at = location(lua);
+            let s = s.clone();
             with_machine::<()>(lua, move |_, machine| {
                 let Some(nes) = machine.console() else {
                     return Err(mlua::Error::runtime(format!(
@@ -1053,6 +1081,10 @@ fn savestate_table(lua: &Lua, shared: &SharedRef, registries: &Registries) -> ml
                 };
                 crate::state::load(nes, &data)
                     .map_err(|e| mlua::Error::runtime(format!("{at}savestate.load: {e}")))?;
+                // The state brings its frame and lag counts (FCEUX restores both).
+                let mut shared = s.borrow_mut();
+                shared.frame_count = nes.frame_count();
+                shared.lag_count = nes.lag_count();
                 Ok(MultiValue::new())
             })
         })?,
@@ -1153,34 +1185,23 @@ fn rom_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
 
 fn movie_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
     let movie = lua.create_table()?;
-    let s = shared.clone();
-    movie.set(
-        "active",
-        lua.create_function(move |_, ()| {
-            let m = &s.borrow().movie;
-            Ok(m.playing || m.recording)
-        })?,
-    )?;
-    set_getter(lua, &movie, "recording", shared, |s| s.movie.recording)?;
-    set_getter(lua, &movie, "playing", shared, |s| s.movie.playing)?;
-    let s = shared.clone();
-    movie.set(
-        "mode",
-        lua.create_function(move |_, ()| {
-            let m = &s.borrow().movie;
-            Ok(if m.recording {
-                Some("record")
-            } else if m.playing {
-                Some("playback")
-            } else {
-                None
-            })
-        })?,
-    )?;
+    // FCEUX counts a finished movie as playing (and so as active).
+    set_getter(lua, &movie, "active", shared, |s| s.movie.active())?;
+    set_getter(lua, &movie, "recording", shared, |s| {
+        s.movie.mode == MovieMode::Record
+    })?;
+    set_getter(lua, &movie, "playing", shared, |s| {
+        matches!(s.movie.mode, MovieMode::Playback | MovieMode::Finished)
+    })?;
+    set_getter(lua, &movie, "mode", shared, |s| match s.movie.mode {
+        MovieMode::Inactive => None,
+        MovieMode::Playback => Some("playback"),
+        MovieMode::Record => Some("record"),
+        MovieMode::Finished => Some("finished"),
+    })?;
     set_getter(lua, &movie, "framecount", shared, |s| s.frame_count)?;
     let loaded = |s: &SharedRef, lua: &Lua| -> mlua::Result<()> {
-        let m = &s.borrow().movie;
-        if m.playing || m.recording {
+        if s.borrow().movie.active() {
             Ok(())
         } else {
             Err(fail(lua, "No movie loaded."))

@@ -1,13 +1,16 @@
-//! An FCEUX-compatible Lua host: FCEUX 2.2.2 scripts run unchanged on the emulator.
+//! An FCEUX-compatible Lua host: FCEUX scripts run unchanged on the emulator, in step with
+//! FCEUX 2.6.5.
 //!
-//! The specification is `fceux-lua-api.md` (shared docs). In short: the script's main chunk is
-//! a coroutine resumed once per frame at the FCEUX frame boundary (scanline 240, rounded up to
-//! an instruction boundary); `emu.frameadvance()` yields; memory hooks fire synchronously inside
-//! CPU instructions through [`nes::MemoryHooks`]; the API namespaces are `emu` (`FCEU`),
-//! `memory`, `joypad`, `gui`, `savestate`, `rom`, `input`, `zapper`, `movie`, `bit` and stubs.
+//! The specification is `fceux-lua-api.md` (shared docs), with FCEUX 2.6.5's lifecycle where it
+//! differs from 2.2.2's. In short: the script's main chunk is a coroutine, run once when the
+//! script starts (2.6.5 runs its first slice at load) and then resumed once per frame at the
+//! frame boundary where `Nes::run_frame` returns (FCEUX's, on [`nes::Timeline::Fceux`]);
+//! `emu.frameadvance()` yields; memory hooks fire synchronously inside CPU instructions through
+//! [`nes::FrameHooks`]; the API namespaces are `emu` (`FCEU`), `memory`, `joypad`, `gui`,
+//! `savestate`, `rom`, `input`, `zapper`, `movie`, `bit` and stubs.
 //!
-//! Use: [`LuaHost::load`] a script, then call [`LuaHost::run_frame`] instead of
-//! `Nes::run_frame` for every frame that starts at a frame boundary.
+//! Use: [`LuaHost::load`] a script, [`LuaHost::start`] it on the console, then call
+//! [`LuaHost::run_frame`] instead of `Nes::run_frame` for every frame.
 
 mod api;
 mod bitlib;
@@ -23,7 +26,8 @@ use std::rc::Rc;
 
 use mlua::thread::ThreadStatus;
 use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
-use nes::{Buttons, HookMachine, HookMap, MemoryHooks, Nes, Palette};
+use nes::fm2::{Commands, MovieFrame};
+use nes::{Buttons, FrameHooks, HookMachine, HookMap, MemoryHooks, Nes, Palette};
 
 pub use gui::Overlay;
 use machine::lend;
@@ -62,8 +66,34 @@ impl SpeedMode {
 pub struct FrameInput {
     /// What the user (scripted presses, keyboard) holds on pads 1 and 2.
     pub user: [Buttons; 2],
-    /// A playing movie's input: it replaces the pads after the overrides are applied.
-    pub movie: Option<[Buttons; 2]>,
+    /// This frame's line of a playing movie (none once the movie has ended). At the input
+    /// latch its power/reset command runs first, then its pads replace the user's, overrides
+    /// and all (FCEUX ignores `joypad.set` while a movie plays).
+    pub movie: Option<MovieFrame>,
+}
+
+/// What a frame gave the game: the pads latched and the console commands carried out at the
+/// latch (a movie's, or the script's `emu.poweron`/`emu.softreset` while recording), i.e.
+/// the frame's line for a recording.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameOutcome {
+    pub pads: [Buttons; 2],
+    pub command: Commands,
+}
+
+/// Where a movie stands (`movie.mode()`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MovieMode {
+    /// No movie: `movie.mode()` is nil.
+    #[default]
+    Inactive,
+    /// Playing (`"playback"`).
+    Playback,
+    /// Recording (`"record"`).
+    Record,
+    /// Played to its end (`"finished"`): FCEUX keeps it open, so `movie.playing()` stays
+    /// true and input comes from the user again.
+    Finished,
 }
 
 /// The computer's keyboard and mouse as a script sees them (`input.get()`, `zapper.read()`).
@@ -167,9 +197,16 @@ pub(crate) struct Shared {
     pub(crate) overrides: [PadOverride; 4],
     /// The pads as latched for the last frame (user input and overrides combined).
     pub(crate) latched: [u8; 4],
+    /// `emu.framecount()`: the console's frame count, brought up to date at each entry into
+    /// Lua; during a frame (from `registerbefore` on) it is the number of that frame, as FCEUX
+    /// counts the frame at its input latch.
     pub(crate) frame_count: u64,
+    /// `emu.lagcount()`, from the console at each boundary and after each frame.
     pub(crate) lag_count: u64,
-    pub(crate) lag_flag: bool,
+    /// Console commands (`emu.poweron`/`emu.softreset`) to record with the next latch.
+    pub(crate) commands: Commands,
+    /// `emu.exit()` was called.
+    pub(crate) exit_requested: bool,
     pub(crate) paused: bool,
     pub(crate) speed: SpeedMode,
     pub(crate) overlay: Overlay,
@@ -188,12 +225,20 @@ pub(crate) struct Shared {
 /// What the app tells the host about movie playback (`movie.*`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MovieStatus {
-    pub playing: bool,
-    pub recording: bool,
-    /// Frames in the movie.
+    /// The host moves a playback on to `Finished` at the first latch without a movie line,
+    /// and counts a recording's frames into `length`.
+    pub mode: MovieMode,
+    /// Frames in the movie (`movie.length()`).
     pub length: u64,
     pub name: String,
     pub rerecords: u64,
+}
+
+impl MovieStatus {
+    /// A movie is open (`movie.active()`): playing, recording or finished.
+    pub(crate) fn active(&self) -> bool {
+        self.mode != MovieMode::Inactive
+    }
 }
 
 /// Lua-visible registries, kept in the Lua state.
@@ -229,6 +274,8 @@ pub struct LuaHost {
     stopped: bool,
     /// A memory hook failed during the current frame: stop after the instruction and frame.
     stop_pending: bool,
+    /// The first slice ran (see [`LuaHost::start`]).
+    started: bool,
     errors: Vec<String>,
     script_name: String,
 }
@@ -340,75 +387,84 @@ impl LuaHost {
             sentinel,
             stopped: false,
             stop_pending: false,
+            started: false,
             errors: Vec::new(),
             script_name: name.to_string(),
         })
     }
 
-    /// Run one frame the FCEUX way (spec section 2): the boundary slice of the main coroutine,
-    /// the input latch, `registerbefore`, the frame with memory hooks, `gui.register` and the
-    /// overlay, `registerafter`, lag accounting. Returns the pads the game was given.
-    pub fn run_frame(&mut self, nes: &mut Nes, input: FrameInput) -> [Buttons; 2] {
-        if self.stopped {
-            let pads = input.movie.unwrap_or(input.user);
-            nes.set_buttons(0, pads[0]);
-            nes.set_buttons(1, pads[1]);
-            nes.run_frame();
-            return pads;
+    /// Start the script on `nes`: its main chunk runs up to its first `emu.frameadvance()`,
+    /// as FCEUX 2.6.5 runs a script's first slice when it loads it. (The first
+    /// [`LuaHost::run_frame`] starts the script if this was not called.)
+    pub fn start(&mut self, nes: &mut Nes) {
+        if self.started {
+            return;
         }
+        self.started = true;
+        self.sync_counts(nes);
+        self.resume_main(nes);
+    }
+
+    /// Run one frame the FCEUX way (spec section 2): the boundary slice of the main coroutine,
+    /// the input latch (a movie's command and pads, or the user's input with the script's
+    /// overrides), `registerbefore`, the frame with memory hooks, `gui.register` and the
+    /// overlay, `registerafter`, lag accounting.
+    pub fn run_frame(&mut self, nes: &mut Nes, input: FrameInput) -> FrameOutcome {
+        self.start(nes);
         // 1. Boundary.
+        self.sync_counts(nes);
         self.resume_main(nes);
         // 2. Input latch.
-        let pads = {
-            let mut shared = self.shared.borrow_mut();
-            let user = [input.user[0].bits(), input.user[1].bits(), 0, 0];
-            let mut latched = [0u8; 4];
-            for (i, pad) in latched.iter_mut().enumerate() {
-                *pad = shared.overrides[i].apply(user[i]);
-            }
-            shared.overrides = [PadOverride::default(); 4];
-            if let Some(movie) = input.movie {
-                latched[0] = movie[0].bits();
-                latched[1] = movie[1].bits();
-            }
-            shared.latched = latched;
-            shared.frame_count += 1;
-            shared.lag_flag = true;
-            [
-                Buttons::from_bits_retain(latched[0]),
-                Buttons::from_bits_retain(latched[1]),
-            ]
-        };
+        let outcome = self.latch(nes, input);
+        // 3-6. registerbefore, the frame, gui.register and registerafter, lag accounting.
+        nes.run_frame_with(self);
+        self.sync_counts(nes);
+        outcome
+    }
+
+    /// FCEUX's input latch (`FCEU_UpdateInput`): a playing movie's power/reset command and
+    /// pads, else the user's input with the script's overrides (which it consumes); the
+    /// frame count goes up.
+    fn latch(&mut self, nes: &mut Nes, input: FrameInput) -> FrameOutcome {
+        let mut shared = self.shared.borrow_mut();
+        let user = [input.user[0].bits(), input.user[1].bits(), 0, 0];
+        let mut latched = [0u8; 4];
+        for (i, pad) in latched.iter_mut().enumerate() {
+            *pad = if self.stopped {
+                user[i]
+            } else {
+                shared.overrides[i].apply(user[i])
+            };
+        }
+        shared.overrides = [PadOverride::default(); 4];
+        let mut command = std::mem::take(&mut shared.commands);
+        match (shared.movie.mode, input.movie) {
+            (MovieMode::Playback, None) => shared.movie.mode = MovieMode::Finished,
+            (MovieMode::Record, _) => shared.movie.length += 1,
+            _ => {}
+        }
+        if let Some(line) = input.movie {
+            command = line.command;
+            nes.apply_movie_commands(command);
+            latched[0] = line.pads[0].bits();
+            latched[1] = line.pads[1].bits();
+        }
+        shared.latched = latched;
+        let pads = [
+            Buttons::from_bits_retain(latched[0]),
+            Buttons::from_bits_retain(latched[1]),
+        ];
         nes.set_buttons(0, pads[0]);
         nes.set_buttons(1, pads[1]);
-        // 3. registerbefore.
-        self.run_frame_callback(nes, "before");
-        // 4. The frame.
-        if self.stopped {
-            nes.run_frame();
-        } else if self.map.exec.any() || self.map.write.any() || self.map.read.any() {
-            self.shared.borrow_mut().phase = Phase::MemoryHook;
-            nes.run_frame_hooked(self);
-            self.shared.borrow_mut().phase = Phase::Outside;
-            if self.stop_pending {
-                self.stop(nes);
-            }
-        } else {
-            nes.run_frame();
-        }
-        self.shared.borrow_mut().lag_flag = nes.lagged();
-        if !self.stopped {
-            // 5. gui.register, then the overlay is composited.
-            self.run_frame_callback(nes, "gui");
-            self.shared.borrow_mut().overlay.present();
-            // 6. registerafter and lag accounting.
-            self.run_frame_callback(nes, "after");
-        }
+        shared.frame_count = nes.frame_count() + 1;
+        FrameOutcome { pads, command }
+    }
+
+    /// Bring the counts the API reports up to the console's.
+    fn sync_counts(&mut self, nes: &Nes) {
         let mut shared = self.shared.borrow_mut();
-        if shared.lag_flag {
-            shared.lag_count += 1;
-        }
-        pads
+        shared.frame_count = nes.frame_count();
+        shared.lag_count = nes.lag_count();
     }
 
     /// Resume the main coroutine for its boundary slice.
@@ -565,9 +621,9 @@ impl LuaHost {
         self.shared.borrow_mut().host_input = input;
     }
 
-    /// `emu.framecount()`.
-    pub fn frame_count(&self) -> u64 {
-        self.shared.borrow().frame_count
+    /// `emu.exit()` was called: the emulator should end the run (after the current frame).
+    pub fn exit_requested(&self) -> bool {
+        self.shared.borrow().exit_requested
     }
 
     /// Tell the host about movie playback or recording (`movie.*`).
@@ -653,6 +709,30 @@ impl LuaHost {
             self.stop_pending = true;
             self.map.clear();
         }
+    }
+}
+
+impl FrameHooks for LuaHost {
+    fn before_frame(&mut self, nes: &mut Nes) {
+        self.run_frame_callback(nes, "before");
+        if !self.stopped && (self.map.exec.any() || self.map.write.any() || self.map.read.any()) {
+            self.shared.borrow_mut().phase = Phase::MemoryHook;
+        }
+    }
+
+    fn after_frame(&mut self, nes: &mut Nes) {
+        self.shared.borrow_mut().phase = Phase::Outside;
+        if self.stop_pending {
+            self.stop(nes);
+        }
+        if self.stopped {
+            return;
+        }
+        // 5. gui.register, then the overlay is composited.
+        self.run_frame_callback(nes, "gui");
+        self.shared.borrow_mut().overlay.present();
+        // 6. registerafter (the lag frame is counted after it).
+        self.run_frame_callback(nes, "after");
     }
 }
 

@@ -19,6 +19,9 @@ pub(crate) trait Machine {
     fn poke(&mut self, addr: u16, value: u8);
     fn registers(&self) -> CpuRegisters;
     fn set_registers(&mut self, regs: CpuRegisters);
+    /// FCEUX's lag flag, live (`emu.lagged`, `emu.setlagflag`).
+    fn lagged(&self) -> bool;
+    fn set_lagged(&mut self, lagged: bool);
     /// The whole console: only at frame boundaries, never inside a memory hook.
     fn console(&mut self) -> Option<&mut Nes>;
 }
@@ -35,6 +38,12 @@ impl Machine for Nes {
     }
     fn set_registers(&mut self, regs: CpuRegisters) {
         self.set_cpu_registers(regs)
+    }
+    fn lagged(&self) -> bool {
+        Nes::lagged(self)
+    }
+    fn set_lagged(&mut self, lagged: bool) {
+        Nes::set_lagged(self, lagged)
     }
     fn console(&mut self) -> Option<&mut Nes> {
         Some(self)
@@ -53,6 +62,12 @@ impl Machine for HookMachine<'_> {
     }
     fn set_registers(&mut self, regs: CpuRegisters) {
         self.set_cpu_registers(regs)
+    }
+    fn lagged(&self) -> bool {
+        HookMachine::lagged(self)
+    }
+    fn set_lagged(&mut self, lagged: bool) {
+        HookMachine::set_lagged(self, lagged)
     }
     fn console(&mut self) -> Option<&mut Nes> {
         None

@@ -65,12 +65,14 @@ fn options(rom: &[u8]) -> HostOptions {
 }
 
 impl Rig {
-    /// Power on, load the script, run the start-up frame (power-on to the first boundary).
+    /// Power on (FCEUX's timeline, as scripts run) and load and start the script: its first
+    /// slice runs (FCEUX 2.6.5).
     fn new(rom: &[u8], script: &str) -> Rig {
-        let mut nes = Nes::from_ines(rom).expect("valid test ROM");
-        let host = LuaHost::load_source("test.lua", script.as_bytes(), options(rom))
+        let cart = nes::Cartridge::from_ines(rom).expect("valid test ROM");
+        let mut nes = Nes::with_power_on(cart, nes::PowerOn::FCEUX);
+        let mut host = LuaHost::load_source("test.lua", script.as_bytes(), options(rom))
             .unwrap_or_else(|e| panic!("load: {e}"));
-        nes.run_frame();
+        host.start(&mut nes);
         Rig { nes, host }
     }
 
@@ -114,6 +116,7 @@ fn a_callback_writebyte_sticks_and_fires_no_hook() {
         &rom,
         "calls = 0\n\
          memory.registerwrite(0x10, function() calls = calls + 1 memory.writebyte(0x10, 0x99) end)\n\
+         emu.frameadvance() -- returns before frame 1 (the first slice ran at load)\n\
          emu.frameadvance()\n\
          print(memory.readbyte(0x10), calls > 100)",
     );
@@ -211,7 +214,7 @@ fn hooks_unregister_and_reregister_inside_a_callback() {
            memory.registerwrite(0x61, pin) memory.registerwrite(0x41, pin)\n\
          end\n\
          memory.registerwrite(0x61, pin) memory.registerwrite(0x41, pin)\n\
-         emu.frameadvance()\n\
+         emu.frameadvance() emu.frameadvance()\n\
          print(memory.readbyte(0x41), calls > 100)\n\
          memory.registerwrite(0x41, function() calls = calls + 1 memory.registerwrite(0x41, nil) end)\n\
          memory.registerwrite(0x61, nil)\n\
@@ -396,7 +399,7 @@ fn reads_follow_the_bank_and_exec_hooks_survive_bank_switches() {
         "print(memory.readbyte(0x8000))\n\
          memory.registerexec(0x8001, function() print('exec', memory.readbyte(0x8000)) end)\n\
          memory.writebyte(0x20, 1)\n\
-         emu.frameadvance()\n\
+         emu.frameadvance() emu.frameadvance()\n\
          print(memory.readbyte(0x8000))",
     );
     let out = rig.frames(2);
@@ -433,6 +436,7 @@ fn joypad_player_numbers_and_key_names() {
         "print(pcall(function() joypad.set(0, {}) end))\n\
          print(pcall(function() joypad.set(5, {}) end))\n\
          print(pcall(function() joypad.get(0) end))\n\
+         emu.frameadvance()\n\
          joypad.set(1, {Start = true, A = true})\n\
          emu.frameadvance()\n\
          print(joypad.get(1).A, joypad.get(1).start)",
@@ -450,7 +454,7 @@ fn joypad_truth_table_against_user_input() {
     // User holds A, B and select. Overrides: A=true, B=false, select=nil, start="x", up=1, down=0.
     let mut rig = Rig::new(
         &rom,
-        "emu.frameadvance() emu.frameadvance()\n\
+        "while emu.framecount() < 3 do emu.frameadvance() end -- NMIs start in frame 3\n\
          joypad.set(1, {A = true, B = false, start = 'x', up = 1, down = 0})\n\
          emu.frameadvance()\n\
          local t = joypad.get(1)\n\
@@ -465,7 +469,7 @@ fn joypad_truth_table_against_user_input() {
         user: [user, Buttons::empty()],
         movie: None,
     };
-    let out = rig.frames_with(5, input);
+    let out = rig.frames_with(6, input);
     assert_eq!(out[0], "true false true true true true false false");
     // The game read A, select, start, up, down (bit 7 = A ... bit 0 = right): 1011 1100.
     assert_eq!(out[1], "188");
@@ -478,19 +482,22 @@ fn joypad_set_before_frameadvance_reaches_the_next_nmi_registerbefore_a_frame_la
     let rom = nrom(&[], &with_rti(&READ_PAD_NMI));
     let mut rig = Rig::new(
         &rom,
-        "emu.frameadvance() emu.frameadvance()\n\
+        "while emu.framecount() < 3 do emu.frameadvance() end -- NMIs start in frame 3\n\
          joypad.set(1, {start = true})\n\
          emu.frameadvance()\n\
          print('main', memory.readbyte(0))\n\
          emu.registerbefore(function() \
-           if emu.framecount() == 4 then joypad.set(1, {select = true}) end end)\n\
-         emu.frameadvance() print('f4', memory.readbyte(0))\n\
+           if emu.framecount() == 6 then joypad.set(1, {select = true}) end end)\n\
          emu.frameadvance() print('f5', memory.readbyte(0))\n\
-         emu.frameadvance() print('f6', memory.readbyte(0))",
+         emu.frameadvance() print('f6', memory.readbyte(0))\n\
+         emu.frameadvance() print('f7', memory.readbyte(0))\n\
+         emu.frameadvance() print('f8', memory.readbyte(0))",
     );
-    let out = rig.frames(7);
-    // Start (bit 3) reversed into bit 4 of $00: 0x10; select: 0x20.
-    assert_eq!(out, vec!["main 16", "f4 0", "f5 32", "f6 0"]);
+    let out = rig.frames(9);
+    // Start (bit 3) reversed into bit 4 of $00: 0x10; select: 0x20. Set before
+    // frameadvance, it reaches the next frame's NMI (frame 4); set in frame 6's
+    // registerbefore, it waits for frame 7's latch.
+    assert_eq!(out, vec!["main 16", "f5 0", "f6 0", "f7 32", "f8 0"]);
 }
 
 #[test]
@@ -502,13 +509,16 @@ fn movies_win_during_playback() {
     );
     let movie = FrameInput {
         user: [Buttons::empty(); 2],
-        movie: Some([Buttons::A, Buttons::empty()]),
+        movie: Some(nes::fm2::MovieFrame {
+            command: nes::fm2::Commands::empty(),
+            pads: [Buttons::A, Buttons::empty()],
+        }),
     };
     rig.frames(2); // the first NMI comes after the PPU warm-up
-    let got = rig.host.run_frame(&mut rig.nes, movie);
+    let got = rig.host.run_frame(&mut rig.nes, movie).pads;
     assert_eq!(got[0], Buttons::A);
     assert_eq!(rig.nes.peek(0), 0x80);
-    let got = rig.host.run_frame(&mut rig.nes, FrameInput::default());
+    let got = rig.host.run_frame(&mut rig.nes, FrameInput::default()).pads;
     assert_eq!(
         got[0],
         Buttons::START,
@@ -519,19 +529,21 @@ fn movies_win_during_playback() {
 // ----- lifecycle ------------------------------------------------------------------------------
 
 #[test]
-fn loading_runs_nothing_and_the_first_slice_runs_at_the_boundary() {
+fn the_first_slice_runs_at_start_before_the_first_frame() {
     let rom = nrom(&[], &[]);
-    let mut rig = Rig::new(&rom, "print('slice', debugger.getcyclescount())");
-    assert!(rig.host.take_output().is_empty(), "nothing runs at load");
-    let cycles = rig.nes.cpu_cycles();
-    let (scanline, dot) = rig.nes.ppu_position();
-    assert_eq!(scanline, 240);
-    assert!(dot < 24, "within one instruction of dot 0: {dot}");
-    assert_eq!(rig.frames(1), vec![format!("slice {cycles}")]);
+    let mut rig = Rig::new(
+        &rom,
+        "print('slice', debugger.getcyclescount(), emu.framecount())",
+    );
+    // FCEUX 2.6.5 runs a script's first slice as it loads it: right after power-on (its
+    // reset takes no cycles), with the PPU parked where its first (inactive) frame starts.
+    assert_eq!(rig.host.take_output(), ["slice 0 0"]);
+    assert_eq!(rig.nes.ppu_position(), (239, 332));
+    assert!(rig.frames(1).is_empty(), "the script has ended");
 }
 
 #[test]
-fn framecount_after_k_frameadvances_is_f0_plus_k() {
+fn the_first_frameadvance_returns_before_a_frame_runs() {
     let rom = nrom(&[], &[]);
     let mut rig = Rig::new(
         &rom,
@@ -540,7 +552,11 @@ fn framecount_after_k_frameadvances_is_f0_plus_k() {
          emu.registerafter(function() after = emu.framecount() end)\n\
          for k = 1, 3 do emu.frameadvance() print(emu.framecount() - f0, before, after) end",
     );
-    assert_eq!(rig.frames(4), vec!["1 1 1", "2 2 2", "3 3 3"]);
+    // As FCEUX 2.6.5 logs it: the first frameadvance returns at the boundary before frame 1;
+    // each later one after a frame. registerbefore and registerafter see the number of the
+    // frame they are in.
+    assert_eq!(rig.frames(2), vec!["0 nil nil", "1 1 1"]);
+    assert_eq!(rig.frames(1), vec!["2 2 2"]);
 }
 
 #[test]
@@ -730,8 +746,13 @@ fn speed_modes_by_fceux_name_in_any_case() {
     assert_eq!(SpeedMode::from_name("fast"), None);
     let rom = nrom(&[], &[]);
     let mut rig = Rig::new(&rom, "emu.speedmode('maximum') emu.frameadvance()");
-    rig.frames(1);
     assert_eq!(rig.host.speed_mode(), SpeedMode::Maximum);
+    rig.frames(1);
+    assert_eq!(
+        rig.host.speed_mode(),
+        SpeedMode::Normal,
+        "the main chunk ended: speed back to normal"
+    );
 }
 
 #[test]
@@ -746,7 +767,7 @@ fn input_get_and_zapper_read_report_the_host_keyboard_and_mouse() {
            emu.frameadvance()\n\
          end",
     );
-    assert_eq!(rig.frames(1), ["nil nil nil 0 0 0 0 0 0"]);
+    assert_eq!(rig.host.take_output(), ["nil nil nil 0 0 0 0 0 0"]);
     rig.host.set_host_input(HostInput {
         keys: vec!["A", "shift", "leftclick"],
         mouse_x: 100,

@@ -62,7 +62,8 @@ struct Outcome {
     running: bool,
 }
 
-/// Run `name` for `frames` frames with the user holding Select on pad 1, then stop it.
+/// Start `name` and run it for `frames` frames with the user holding Select on pad 1, then
+/// stop it.
 fn run_script(name: &str, frames: usize) -> Outcome {
     let rom = script_rom();
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -74,8 +75,10 @@ fn run_script(name: &str, frames: usize) -> Outcome {
         palette: Palette::ntsc(),
     };
     let mut host = LuaHost::load(&script_path(name), options).unwrap_or_else(|e| panic!("{e}"));
-    let mut nes = Nes::from_ines(&rom).expect("valid ROM");
-    nes.run_frame();
+    let cart = nes::Cartridge::from_ines(&rom).expect("valid ROM");
+    // As `nes run --lua` runs scripts: FCEUX's timeline, the first slice at the start.
+    let mut nes = Nes::with_power_on(cart, nes::PowerOn::FCEUX);
+    host.start(&mut nes);
     let input = FrameInput {
         user: [Buttons::SELECT, Buttons::empty()],
         movie: None,

@@ -94,12 +94,23 @@ pub struct MovieHeader {
     pub ports: [PortDevice; 2],
     /// `port2`: the Famicom expansion port device (0: none; others are rejected).
     pub expansion_port: u32,
+    /// `microphone`: port 2's Famicom microphone was used.
+    pub microphone: bool,
+    /// `FDS`: a Famicom Disk System game.
+    pub fds: bool,
+    /// `NewPPU`: recorded with FCEUX's "new PPU", whose timing differs from the default one.
+    pub new_ppu: bool,
+    /// `RAMInitOption` (FCEUX 2.6): how CPU RAM was filled at power-on (0 FCEUX's pattern,
+    /// 1 $FF, 2 $00, 3 random from `RAMInitSeed`). Older movies have none: FCEUX then uses 0.
+    pub ram_init_option: Option<u32>,
+    /// `RAMInitSeed` (FCEUX 2.6): the seed of option 3. FCEUX writes it as a signed 32-bit
+    /// number; it is kept as the same 32 bits.
+    pub ram_init_seed: Option<u32>,
     /// `comment` lines, in order, without the key (e.g. `author Someone`).
     pub comments: Vec<String>,
     /// `subtitle` lines, in order.
     pub subtitles: Vec<Subtitle>,
-    /// Any other key (`NewPPU`, `FDS`, `microphone`, `length`, ...), kept in file order so a
-    /// rewritten movie loses nothing.
+    /// Any other key (`length`, ...), kept in file order so a rewritten movie loses nothing.
     pub other: Vec<(String, String)>,
 }
 
@@ -206,7 +217,7 @@ impl Movie {
         Ok(Movie { header, frames })
     }
 
-    /// The movie as FM2 text, header keys in FCEUX's order, `\n` line ends.
+    /// The movie as FM2 text, header keys in FCEUX 2.6.5's order, `\n` line ends.
     pub fn to_fm2(&self) -> String {
         let h = &self.header;
         let mut out = String::with_capacity(512 + self.frames.len() * 24);
@@ -226,9 +237,19 @@ impl Movie {
         }
         key("guid", &h.guid);
         key("fourscore", &u8::from(h.fourscore));
+        key("microphone", &u8::from(h.microphone));
         key("port0", &h.ports[0].code());
         key("port1", &h.ports[1].code());
         key("port2", &h.expansion_port);
+        key("FDS", &u8::from(h.fds));
+        key("NewPPU", &u8::from(h.new_ppu));
+        if let Some(option) = h.ram_init_option {
+            key("RAMInitOption", &option);
+        }
+        if let Some(seed) = h.ram_init_seed {
+            // FCEUX prints it as a C int.
+            key("RAMInitSeed", &(seed as i32));
+        }
         for (k, v) in &h.other {
             key(k, v);
         }
@@ -288,6 +309,15 @@ fn parse_int(key: &str, value: &str) -> Result<u32, String> {
         .map_err(|_| format!("`{key}` needs a non-negative integer, found `{value}`"))
 }
 
+/// A C `int` as FCEUX prints it (negative values included), kept as its 32 bits.
+fn parse_c_int(key: &str, value: &str) -> Result<u32, String> {
+    let number = value.trim().parse::<i64>().ok();
+    match number {
+        Some(n) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+        _ => Err(format!("`{key}` needs a 32-bit integer, found `{value}`")),
+    }
+}
+
 fn parse_bool(key: &str, value: &str) -> Result<bool, String> {
     match value.trim() {
         "0" => Ok(false),
@@ -314,6 +344,11 @@ fn parse_header_line(header: &mut MovieHeader, key: &str, value: &str) -> Result
         "romChecksum" => header.rom_checksum = Some(parse_checksum(value)?),
         "guid" => header.guid = value.to_owned(),
         "fourscore" => header.fourscore = parse_bool(key, value)?,
+        "microphone" => header.microphone = parse_bool(key, value)?,
+        "FDS" => header.fds = parse_bool(key, value)?,
+        "NewPPU" => header.new_ppu = parse_bool(key, value)?,
+        "RAMInitOption" => header.ram_init_option = Some(parse_int(key, value)?),
+        "RAMInitSeed" => header.ram_init_seed = Some(parse_c_int(key, value)?),
         "port0" | "port1" => {
             let device = match parse_int(key, value)? {
                 0 => PortDevice::None,
@@ -472,6 +507,9 @@ mod tests {
         port2 0\n\
         FDS 0\n\
         NewPPU 0\n\
+        RAMInitOption 3\n\
+        RAMInitSeed -1\n\
+        length 4\n\
         comment author Someone\n\
         comment A second comment\n\
         subtitle 100 Hello there\n\
@@ -500,6 +538,11 @@ mod tests {
         assert!(!h.fourscore);
         assert_eq!(h.ports, [PortDevice::Gamepad; 2]);
         assert_eq!(h.expansion_port, 0);
+        assert!(!h.microphone && !h.fds && !h.new_ppu);
+        assert_eq!(
+            (h.ram_init_option, h.ram_init_seed),
+            (Some(3), Some(4_294_967_295))
+        );
         assert_eq!(h.comments, ["author Someone", "A second comment"]);
         assert_eq!(
             h.subtitles,
@@ -508,14 +551,7 @@ mod tests {
                 text: "Hello there".into()
             }]
         );
-        assert_eq!(
-            h.other,
-            [
-                ("microphone".to_owned(), "0".to_owned()),
-                ("FDS".to_owned(), "0".to_owned()),
-                ("NewPPU".to_owned(), "0".to_owned()),
-            ]
-        );
+        assert_eq!(h.other, [("length".to_owned(), "4".to_owned())]);
     }
 
     #[test]
@@ -568,6 +604,11 @@ mod tests {
         assert!(written.contains("|1|R......A|........||\n"), "{written}");
         assert!(written.contains("|2|...UT.B.|.L...S..||\n"), "{written}");
         assert!(written.contains("romChecksum base64:EjRWeJCrze8SNFZ4kKvN7w==\n"));
+        assert!(
+            written
+                .contains("port2 0\nFDS 0\nNewPPU 0\nRAMInitOption 3\nRAMInitSeed -1\nlength 4\n"),
+            "{written}"
+        );
     }
 
     #[test]
@@ -582,7 +623,7 @@ mod tests {
         movie.header.ports[1] = PortDevice::None;
         let written = movie.to_fm2();
         assert!(
-            written.ends_with("port1 0\nport2 0\n|0|.......A|||\n"),
+            written.ends_with("port1 0\nport2 0\nFDS 0\nNewPPU 0\n|0|.......A|||\n"),
             "{written}"
         );
         assert_eq!(Movie::parse(&written).unwrap(), movie);

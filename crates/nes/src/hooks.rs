@@ -1,6 +1,6 @@
 //! Memory hooks for scripting and debugging (FCEUX's `memory.registerexec/write/read`).
 //!
-//! A [`MemoryHooks`] implementation is lent to [`Nes::run_frame_hooked`] for one frame. The
+//! A [`FrameHooks`] implementation is lent to [`Nes::run_frame_with`] for one frame. The
 //! console then runs its CPU on a [`HookedBus`], a thin wrapper around the system bus that
 //! answers the CPU's "is this address hooked?" questions from the handler's [`HookMap`] and
 //! calls the handler with a [`HookMachine`] (registers and memory) when one is. Runs without
@@ -119,6 +119,16 @@ impl HookMachine<'_> {
     pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
         set_registers_of(self.cpu, regs);
     }
+
+    /// The frame's lag flag so far (see [`Nes::lagged`]).
+    pub fn lagged(&self) -> bool {
+        !self.bus.controller_read
+    }
+
+    /// See [`Nes::set_lagged`].
+    pub fn set_lagged(&mut self, lagged: bool) {
+        self.bus.controller_read = !lagged;
+    }
 }
 
 pub(crate) fn registers_of(cpu: &Cpu) -> CpuRegisters {
@@ -152,6 +162,15 @@ pub trait MemoryHooks {
     fn on_write(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8);
     /// `value` was read from `addr`.
     fn on_read(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8);
+}
+
+/// What a frame run with [`Nes::run_frame_with`] lets its caller do at FCEUX's points of the
+/// frame: a Lua host's `registerbefore` and `registerafter`, and memory hooks.
+pub trait FrameHooks: MemoryHooks {
+    /// After the lag flag is set, before the frame's first instruction.
+    fn before_frame(&mut self, _nes: &mut Nes) {}
+    /// After the frame's last instruction, before its lag frame is counted.
+    fn after_frame(&mut self, _nes: &mut Nes) {}
 }
 
 /// The system bus with a hook handler attached (see the module docs).
@@ -242,10 +261,9 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
 }
 
 impl Nes {
-    /// [`Nes::run_frame`] with memory hooks: `hooks` is called at every hooked access.
-    pub fn run_frame_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
-        self.bus.controller_read = false;
-        let target = self.bus.ppu.frames_completed() + 1;
+    /// Runs instructions on the hooked bus until the PPU has completed `target` frames:
+    /// `hooks` is called at every hooked access (see [`Nes::run_frame_with`]).
+    pub(crate) fn run_hooked_until<H: MemoryHooks>(&mut self, target: u64, hooks: &mut H) {
         let mut bus = HookedBus {
             bus: &mut self.bus,
             hooks,
@@ -254,8 +272,6 @@ impl Nes {
             self.cpu.step(&mut bus);
         }
         self.bus.sync_ppu();
-        self.last_frame_lagged = !self.bus.controller_read;
-        self.lag_frames += u64::from(self.last_frame_lagged);
     }
 
     /// [`Nes::step_instruction`] with memory hooks.
@@ -266,11 +282,6 @@ impl Nes {
         };
         self.cpu.step(&mut bus);
         self.bus.sync_ppu();
-    }
-
-    /// Set the lag flag of the frame just run (Lua's `emu.setlagflag`).
-    pub fn set_lagged(&mut self, lagged: bool) {
-        self.last_frame_lagged = lagged;
     }
 
     /// CPU cycles since power-on.

@@ -16,10 +16,10 @@ mod trace;
 use bus::SystemBus;
 use nes_cpu::{Cpu, Status};
 
-pub use hooks::{AddressSet, HookMachine, HookMap, MemoryHooks};
+pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
-pub use power_on::PowerOnRam;
+pub use power_on::{PowerOn, PowerOnRam, Timeline};
 pub use rewind::Rewind;
 pub use savestate::{StateError, STATE_FORMAT_VERSION};
 
@@ -73,47 +73,89 @@ pub const SCREEN_HEIGHT: usize = 240;
 pub struct Nes {
     cpu: Cpu,
     bus: SystemBus,
-    /// Frames run by `run_frame` in which the game never read $4016/$4017 (FCEUX's lag count).
-    lag_frames: u64,
-    /// Whether the last frame run by `run_frame` was a lag frame.
-    last_frame_lagged: bool,
+    /// `frame_count()` minus the PPU's completed frames, modulo 2^64: the count goes on
+    /// through power cycles (which start a new PPU) and restarts at `reset_frame_count`.
+    frame_count_offset: u64,
+    /// Lag frames since power-on (FCEUX's lag counter, `emu.lagcount()`).
+    lag_count: u64,
     /// The audio output rate asked for (0 = off); a power cycle keeps it.
     audio_sample_rate: u32,
-    /// How CPU RAM is filled at power-on (and at every power cycle).
-    power_on_ram: PowerOnRam,
+    /// How the console starts, at power-on and at every power cycle.
+    power_on: PowerOn,
 }
 
 impl Nes {
-    /// Parse an iNES / NES 2.0 image and power the console on.
+    /// Parse an iNES / NES 2.0 image and power the console on (the hardware start-up, RAM
+    /// zeroed).
     pub fn from_ines(bytes: &[u8]) -> Result<Nes, CartridgeError> {
         Ok(Nes::new(Cartridge::from_ines(bytes)?))
     }
 
-    /// Power the console on with this cartridge (cold boot: RAM in its documented power-on
-    /// state, all zero).
+    /// Power the console on with this cartridge: the hardware start-up, RAM zeroed.
     pub fn new(cart: Cartridge) -> Nes {
-        Nes::with_power_on_ram(cart, PowerOnRam::Zeroed)
+        Nes::with_power_on(cart, PowerOn::HARDWARE)
     }
 
-    /// Power the console on with CPU RAM filled as `power_on_ram` says; power cycles fill it
-    /// the same way again.
-    pub fn with_power_on_ram(cart: Cartridge, power_on_ram: PowerOnRam) -> Nes {
+    /// Power the console on with this cartridge as `power_on` says; power cycles start it the
+    /// same way again.
+    pub fn with_power_on(cart: Cartridge, power_on: PowerOn) -> Nes {
         let mut nes = Nes {
             cpu: Cpu::new(),
             bus: SystemBus::new(cart),
-            lag_frames: 0,
-            last_frame_lagged: false,
+            frame_count_offset: 0,
+            lag_count: 0,
             audio_sample_rate: 0,
-            power_on_ram,
+            power_on,
         };
-        power_on_ram.fill(&mut nes.bus.ram[..]);
-        nes.cpu.power_on(&mut nes.bus);
+        power_on.ram.fill(&mut nes.bus.ram[..]);
+        // No frame has run yet, so none lagged (FCEUX clears its lag flag at power-on).
+        nes.bus.controller_read = true;
+        nes.start_timeline();
+        match power_on.timeline {
+            Timeline::Hardware => nes.cpu.power_on(&mut nes.bus),
+            Timeline::Fceux => {
+                // FCEUX powers its 6502 on with S = $FD and resets it in no time.
+                nes.cpu.s = 0xFD;
+                nes.instant_reset();
+            }
+        }
         nes.bus.sync_ppu();
         nes
     }
 
-    /// Run until the next picture is complete: frame N is the N-th time the PPU reaches scanline
-    /// 240 after power-on, rounded up to an instruction boundary.
+    /// FCEUX's reset of the CPU (see [`Timeline::Fceux`]).
+    fn instant_reset(&mut self) {
+        let vector = u16::from_le_bytes([self.peek(0xFFFC), self.peek(0xFFFD)]);
+        self.cpu.instant_reset(vector);
+    }
+
+    /// How this console starts (at power-on and power cycles).
+    pub fn power_on(&self) -> PowerOn {
+        self.power_on
+    }
+
+    /// CPU RAM's content at the next power cycle. (FCEUX fills RAM the way a movie's header
+    /// says when the movie starts, and the way its settings say at power commands.)
+    pub fn set_power_on_ram(&mut self, ram: PowerOnRam) {
+        self.power_on.ram = ram;
+    }
+
+    /// The start of the timeline after power-on or reset, before the CPU's reset sequence.
+    fn start_timeline(&mut self) {
+        let timeline = self.power_on.timeline;
+        let ppu = &mut self.bus.ppu;
+        ppu.set_frame_timing(timeline.frame_timing());
+        if timeline == Timeline::Fceux {
+            ppu.set_warmup(false);
+            ppu.park(timeline.inactive_frames());
+            // The park moved the PPU: reschedule its next catch-up.
+            self.bus.sync_ppu();
+        }
+    }
+
+    /// Run until the next frame is complete: the PPU reaches scanline 240 (on FCEUX's
+    /// timeline a few dots before it, or the end of an inactive start-up frame: see
+    /// [`Timeline::Fceux`]), rounded up to an instruction boundary.
     ///
     /// The frame counts as a lag frame when the game did not read a controller port during it
     /// (FCEUX's definition: the game skipped its input poll, typically because its main loop
@@ -123,41 +165,61 @@ impl Nes {
     }
 
     /// `run_frame` for headless sweeps that must survive a stuck console: gives up once
-    /// `cycle_budget` CPU cycles pass without the picture completing, and returns whether it
-    /// completed. (`run_frame` is this without a budget: one compare per instruction.)
+    /// `cycle_budget` CPU cycles pass without the frame completing, and returns whether it
+    /// completed. (A frame that gave up is not counted as a lag frame. `run_frame` is this
+    /// without a budget: one compare per instruction.)
     pub fn run_frame_within(&mut self, cycle_budget: u64) -> bool {
         self.bus.controller_read = false;
         let target = self.bus.ppu.frames_completed() + 1;
         let deadline = self.cpu.cycles().saturating_add(cycle_budget);
-        let mut completed = true;
         while self.bus.ppu.frames_completed() < target {
             if self.cpu.cycles() >= deadline {
-                completed = false;
-                break;
+                self.bus.sync_ppu();
+                return false;
             }
             self.cpu.step(&mut self.bus);
         }
         self.bus.sync_ppu();
-        self.last_frame_lagged = !self.bus.controller_read;
-        self.lag_frames += u64::from(self.last_frame_lagged);
-        completed
+        self.lag_count += u64::from(self.lagged());
+        true
     }
 
-    /// Lag frames since power-on (or since `reset_lag_frames`): frames run by `run_frame` in
-    /// which the game never read $4016/$4017. Lua's `emu.lagcount`.
-    pub fn lag_frames(&self) -> u64 {
-        self.lag_frames
+    /// One frame in FCEUX's order: the lag flag is set, `hooks.before_frame`, the frame
+    /// (memory hooks firing inside instructions, through the hooked bus only while `hooks`
+    /// has any), `hooks.after_frame`, then the lag frame is counted if the flag is still set.
+    pub fn run_frame_with<H: FrameHooks>(&mut self, hooks: &mut H) {
+        self.bus.controller_read = false;
+        hooks.before_frame(self);
+        let target = self.bus.ppu.frames_completed() + 1;
+        let map = hooks.map();
+        if map.exec.any() || map.write.any() || map.read.any() {
+            self.run_hooked_until(target, hooks);
+        } else {
+            while self.bus.ppu.frames_completed() < target {
+                self.cpu.step(&mut self.bus);
+            }
+            self.bus.sync_ppu();
+        }
+        hooks.after_frame(self);
+        self.lag_count += u64::from(self.lagged());
     }
 
-    /// Whether the last frame `run_frame` ran was a lag frame (Lua's `emu.lagged`).
+    /// Lag frames since power-on (FCEUX's lag counter, Lua's `emu.lagcount`): frames in
+    /// which the game never read $4016/$4017. A power cycle clears it, as in FCEUX.
+    pub fn lag_count(&self) -> u64 {
+        self.lag_count
+    }
+
+    /// FCEUX's lag flag (Lua's `emu.lagged`): set as each frame starts, cleared when the game
+    /// reads a controller port. Between frames: whether the last frame was a lag frame.
     pub fn lagged(&self) -> bool {
-        self.last_frame_lagged
+        !self.bus.controller_read
     }
 
-    /// Start counting lag frames from zero again (FCEUX does this when a movie starts).
-    pub fn reset_lag_frames(&mut self) {
-        self.lag_frames = 0;
-        self.last_frame_lagged = false;
+    /// Set or clear the lag flag (Lua's `emu.setlagflag`): during a frame, or in
+    /// `FrameHooks::after_frame`, it decides whether that frame counts as a lag frame.
+    pub fn set_lagged(&mut self, lagged: bool) {
+        self.bus.controller_read = !lagged;
     }
 
     /// Execute one CPU instruction (or interrupt sequence), keeping all chips in step. DMA
@@ -167,26 +229,47 @@ impl Nes {
         self.bus.sync_ppu();
     }
 
-    /// Frames completed since power-on.
+    /// Frames completed (FCEUX's frame count, Lua's `emu.framecount` between frames): one at
+    /// each frame end (see [`Nes::run_frame`]), inactive start-up frames included. The count
+    /// goes on through power cycles and resets (FCEUX counts a movie's frames so);
+    /// [`Nes::reset_frame_count`] restarts it.
     pub fn frame_count(&self) -> u64 {
-        self.bus.ppu.frames_completed()
+        self.bus
+            .ppu
+            .frames_completed()
+            .wrapping_add(self.frame_count_offset)
+    }
+
+    /// Count frames from 0 again (FCEUX does at a power-on or reset from its menu or from
+    /// Lua, outside movies).
+    pub fn reset_frame_count(&mut self) {
+        self.frame_count_offset = 0u64.wrapping_sub(self.bus.ppu.frames_completed());
     }
 
     /// Press the console's reset button: the CPU runs its reset sequence, the PPU and APU take
     /// their reset state, and everything reset doesn't touch (RAM, most PPU state) is kept.
+    /// On FCEUX's timeline the PPU then stays inactive for two frames (see
+    /// [`Timeline::Fceux`]). Made between frames.
     pub fn soft_reset(&mut self) {
         self.bus.ppu.reset();
         // The reset may move the PPU: reschedule its next catch-up.
         self.bus.sync_ppu();
+        self.start_timeline();
         self.bus.apu.reset();
         self.bus.cart.reset();
         self.bus.oam_dma_page = None;
-        self.cpu.reset(&mut self.bus);
+        match self.power_on.timeline {
+            Timeline::Hardware => self.cpu.reset(&mut self.bus),
+            Timeline::Fceux => self.instant_reset(),
+        }
         self.bus.sync_ppu();
     }
 
-    /// Turn the console off and on again. Battery-backed cartridge RAM survives; everything
-    /// else, board registers included, returns to its power-on state.
+    /// Turn the console off and on again, as it was first powered on (see
+    /// [`Nes::with_power_on`]; [`Nes::set_power_on_ram`] may have changed the RAM fill).
+    /// Battery-backed cartridge RAM survives; everything else, board registers included,
+    /// returns to its power-on state. The lag count restarts at 0 and the frame count goes on,
+    /// as at an FCEUX movie's power command.
     pub fn power_cycle(&mut self) {
         let mut cart = self.bus.cart.clone();
         cart.power_cycle();
@@ -194,15 +277,24 @@ impl Nes {
             self.bus.controllers[0].held(),
             self.bus.controllers[1].held(),
         ];
-        let lag_frames = self.lag_frames;
+        let frame_count = self.frame_count();
         let audio_sample_rate = self.audio_sample_rate;
-        *self = Nes::with_power_on_ram(cart, self.power_on_ram);
+        *self = Nes::with_power_on(cart, self.power_on);
+        self.frame_count_offset = frame_count.wrapping_sub(self.bus.ppu.frames_completed());
         self.set_buttons(0, held[0]);
         self.set_buttons(1, held[1]);
         self.set_audio_sample_rate(audio_sample_rate);
-        // The lag count belongs to the session (a movie's power command does not clear it in
-        // FCEUX), not to the console's power.
-        self.lag_frames = lag_frames;
+    }
+
+    /// Carry out an FM2 line's console commands, as FCEUX does at the input latch: power
+    /// first, then reset. (FDS and VS. System commands mean nothing here.)
+    pub fn apply_movie_commands(&mut self, commands: fm2::Commands) {
+        if commands.contains(fm2::Commands::POWER) {
+            self.power_cycle();
+        }
+        if commands.contains(fm2::Commands::SOFT_RESET) {
+            self.soft_reset();
+        }
     }
 
     /// The buttons held on controller `port` (0 or 1) from now on. Other ports are ignored.
@@ -386,7 +478,7 @@ mod tests {
             saw_lag && saw_read,
             "the program both reads and skips reads"
         );
-        assert_eq!(nes.lag_frames(), expected_lag);
+        assert_eq!(nes.lag_count(), expected_lag);
         assert!(
             (9..=12).contains(&expected_lag),
             "about every other frame lags"
@@ -394,20 +486,138 @@ mod tests {
     }
 
     #[test]
-    fn lag_count_survives_power_and_can_be_reset() {
+    fn power_cycles_restart_the_lag_count_and_keep_counting_frames() {
         // JMP $8000 forever: never reads a controller.
         let mut nes = Nes::from_ines(&rom(&[0x4C, 0x00, 0x80], &[0x40])).unwrap();
         for _ in 0..5 {
             nes.run_frame();
         }
-        assert_eq!(nes.lag_frames(), 5);
+        assert_eq!((nes.frame_count(), nes.lag_count()), (5, 5));
         assert!(nes.lagged());
         nes.power_cycle();
+        assert_eq!((nes.frame_count(), nes.lag_count()), (5, 0));
         nes.run_frame();
-        assert_eq!(nes.lag_frames(), 6);
-        nes.reset_lag_frames();
-        assert_eq!(nes.lag_frames(), 0);
-        assert!(!nes.lagged());
+        assert_eq!((nes.frame_count(), nes.lag_count()), (6, 1));
+        nes.soft_reset();
+        nes.run_frame();
+        assert_eq!((nes.frame_count(), nes.lag_count()), (7, 2));
+        nes.reset_frame_count();
+        assert_eq!(nes.frame_count(), 0);
+        nes.run_frame();
+        assert_eq!((nes.frame_count(), nes.lag_count()), (1, 3));
+        // A state carries both counts.
+        let state = nes.save_state();
+        nes.run_frame();
+        nes.load_state(&state).unwrap();
+        assert_eq!((nes.frame_count(), nes.lag_count()), (1, 3));
+    }
+
+    /// Main loop: enable NMI once, then JMP to itself. NMI: count at $0701.
+    fn nmi_counter_rom() -> Vec<u8> {
+        let main = [0xA9, 0x80, 0x8D, 0x00, 0x20, 0x4C, 0x05, 0x80];
+        rom(&main, &[0xEE, 0x01, 0x07, 0x40])
+    }
+
+    /// The frame in which VBlank first shows in $2002, and the CPU cycle then.
+    fn first_vblank(nes: &mut Nes) -> (u64, u64) {
+        while nes.peek(0x2002) & 0x80 == 0 {
+            nes.step_instruction();
+            assert!(nes.frame_count() < 10, "no VBlank");
+        }
+        (nes.frame_count() + 1, nes.cpu_registers().cycles)
+    }
+
+    fn fceux_console(image: &[u8]) -> Nes {
+        Nes::with_power_on(Cartridge::from_ines(image).unwrap(), PowerOn::FCEUX)
+    }
+
+    #[test]
+    fn fceux_timeline_holds_the_ppu_for_two_frames_after_power_on_and_reset() {
+        // FCEUX's power-on: no reset cycles, S = $FD.
+        let mut nes = fceux_console(&nmi_counter_rom());
+        let regs = nes.cpu_registers();
+        assert_eq!((regs.cycles, regs.s, regs.pc), (0, 0xFD, 0x8000));
+        // The first two frames have no VBlank: it comes in frame 3, 352 dots after frame 2
+        // ends (the first instruction starting 341 dots after the boundary sees it, as in
+        // FCEUX).
+        let (frame, cycle) = first_vblank(&mut nes);
+        assert_eq!(frame, 3);
+        let frame_two_end = u64::from(2 * nes_ppu::DOTS_PER_FRAME) / 3;
+        assert!(
+            (frame_two_end + 117..frame_two_end + 121).contains(&cycle),
+            "VBlank seen at cycle {cycle}, frame 2 ended at {frame_two_end}"
+        );
+        // The $2000 write right after the reset counts (no warm-up): the first NMI is in
+        // frame 3 too.
+        let mut nes = fceux_console(&nmi_counter_rom());
+        for _ in 0..2 {
+            nes.run_frame();
+        }
+        assert_eq!(nes.peek(0x0701), 0);
+        nes.run_frame();
+        assert_eq!(nes.peek(0x0701), 1);
+        // Each inactive frame is a whole frame long (to the instruction boundary).
+        let mut nes = fceux_console(&nmi_counter_rom());
+        nes.run_frame();
+        let first = nes.cpu_registers().cycles;
+        nes.run_frame();
+        let second = nes.cpu_registers().cycles - first;
+        assert!((29_780..29_784).contains(&first), "{first}");
+        assert!((29_778..29_785).contains(&second), "{second}");
+        assert_eq!(nes.lag_count(), 2);
+        // A reset at a frame boundary: two inactive frames again, then NMIs.
+        for _ in 0..3 {
+            nes.run_frame();
+        }
+        let count = nes.peek(0x0701);
+        let before = nes.cpu_registers();
+        nes.soft_reset();
+        // FCEUX's reset: no cycles, S kept, P = I.
+        let after = nes.cpu_registers();
+        assert_eq!(
+            (after.cycles, after.s, after.p & 0xCF),
+            (before.cycles, before.s, 0x04)
+        );
+        nes.run_frame();
+        nes.run_frame();
+        assert_eq!(
+            nes.peek(0x0701),
+            count,
+            "no NMI in the two frames after a reset"
+        );
+        nes.run_frame();
+        assert_eq!(nes.peek(0x0701), count + 1);
+    }
+
+    #[test]
+    fn hardware_timeline_has_vblank_in_frame_two_and_ignores_early_writes() {
+        let mut nes = Nes::new(Cartridge::from_ines(&nmi_counter_rom()).unwrap());
+        assert_eq!(first_vblank(&mut nes).0, 2);
+        // The $2000 write falls in the PPU's warm-up and is ignored: no NMI at all.
+        for _ in 0..5 {
+            nes.run_frame();
+        }
+        assert_eq!(nes.peek(0x0701), 0);
+    }
+
+    #[test]
+    fn power_on_ram_fills_again_at_power_cycles() {
+        let cart = || Cartridge::from_ines(&nmi_counter_rom()).unwrap();
+        let ram = |nes: &Nes| {
+            (0x0700..0x0708u16)
+                .map(|a| nes.peek(a))
+                .collect::<Vec<u8>>()
+        };
+        let mut nes = Nes::with_power_on(cart(), PowerOn::FCEUX);
+        assert_eq!(ram(&nes), [0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
+        for _ in 0..4 {
+            nes.run_frame();
+        }
+        assert_ne!(ram(&nes), [0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
+        nes.set_power_on_ram(PowerOnRam::Ones);
+        nes.power_cycle();
+        assert_eq!(ram(&nes), [0xFF; 8]);
+        assert_eq!(nes.power_on().timeline, Timeline::Fceux);
     }
 
     #[test]
@@ -444,6 +654,6 @@ mod tests {
             nes.run_frame();
             assert!(!nes.lagged());
         }
-        assert_eq!(nes.lag_frames(), 0);
+        assert_eq!(nes.lag_count(), 0);
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nes::{Nes, Rewind};
+use nes::{Cartridge, Nes, PowerOn, Rewind};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::output::write_atomically;
 
@@ -27,6 +27,8 @@ pub struct Game {
 /// Settings that apply to every game loaded in a session.
 #[derive(Debug, Clone)]
 pub struct GameOptions {
+    /// How each game's console starts.
+    pub power_on: PowerOn,
     pub save_dir: Option<PathBuf>,
     pub battery: bool,
     pub rewind_bytes: usize,
@@ -44,7 +46,8 @@ impl Game {
         let rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_owned());
         let bytes =
             std::fs::read(&rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
-        let mut nes = Nes::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+        let cart = Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+        let mut nes = Nes::with_power_on(cart, options.power_on);
         if let Some(title) = nes.rom_info().known_title {
             notes.push(format!("Recognised cartridge: {title}"));
         }
@@ -182,6 +185,7 @@ mod tests {
 
     fn options(dir: &Path) -> GameOptions {
         GameOptions {
+            power_on: PowerOn::HARDWARE,
             save_dir: Some(dir.join("saves")),
             battery: true,
             rewind_bytes: 1 << 20,

@@ -79,6 +79,9 @@ pub(crate) struct PlayArgs {
     /// Show the script's print output on screen too (config: lua.print_on_screen).
     #[arg(long)]
     lua_print_on_screen: bool,
+    /// How the console starts (default: FCEUX's timeline with --lua, else the hardware one).
+    #[command(flatten)]
+    power_on: nes_app::power_on::PowerOnArgs,
 }
 
 pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
@@ -114,6 +117,8 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
     // Absolute paths: a Lua script makes its own folder the working directory.
     let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let game_options = GameOptions {
+        // A Lua script is FCEUX material: its frames must be FCEUX's.
+        power_on: args.power_on.resolve(args.lua.is_some()),
         save_dir: args.save_dir.as_deref().map(absolute),
         battery: !args.no_battery,
         rewind_bytes: config.emulation.rewind_memory_mib as usize * 1024 * 1024,

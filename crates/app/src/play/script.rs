@@ -54,9 +54,11 @@ impl Script {
     }
 
     /// Start the script afresh for `game` (a script's state belongs to one game: its ROM
-    /// tables, its hooks, its slot files). Any earlier run of it must be stopped first
-    /// ([`Script::stop`]) with the console it ran on. Returns the message for the player.
-    pub fn start(&mut self, game: &Game, palette: &Palette) -> Result<String, String> {
+    /// tables, its hooks, its slot files) in its own folder: its first slice runs now, as
+    /// FCEUX runs a script's first slice when it loads it. Any earlier run of it must be
+    /// stopped first ([`Script::stop`]) with the console it ran on. Returns the message for
+    /// the player.
+    pub fn start(&mut self, game: &mut Game, palette: &Palette) -> Result<String, String> {
         self.host = None;
         let options = HostOptions {
             save_dir: game.files_dir(),
@@ -65,15 +67,17 @@ impl Script {
             arg: self.arg.clone(),
             palette: palette.clone(),
         };
-        let host = LuaHost::load(&self.path, options)
+        let mut host = LuaHost::load(&self.path, options)
             .map_err(|e| format!("Lua script not loaded: {e}"))?;
+        self.enter_folder()?;
+        host.start(&mut game.nes);
         self.host = Some(host);
         Ok(format!("Lua script {} running", self.name()))
     }
 
     /// Make the script's folder the working directory: FCEUX runs scripts there, and scripts
     /// open their data files by relative paths. (Every path the window keeps is absolute.)
-    pub fn enter_folder(&self) -> Result<(), String> {
+    fn enter_folder(&self) -> Result<(), String> {
         let Some(dir) = self.path.parent() else {
             return Ok(());
         };
@@ -93,11 +97,9 @@ impl Script {
     }
 
     /// Run one frame of the console with the script: from one FCEUX frame boundary to the
-    /// next, input latched at the boundary (`user` plus the script's `joypad.set`). The
-    /// start-up frame after power-on (power-on to the first boundary) runs without the script,
-    /// as in FCEUX, whose frames start at the boundary.
+    /// next, input latched at the boundary (`user` plus the script's `joypad.set`).
     pub fn run_frame(&mut self, nes: &mut Nes, user: [Buttons; 2]) -> ScriptFrame {
-        let Some(host) = self.host.as_mut().filter(|_| nes.frame_count() > 0) else {
+        let Some(host) = self.host.as_mut() else {
             nes.set_buttons(0, user[0]);
             nes.set_buttons(1, user[1]);
             nes.run_frame();
@@ -327,6 +329,8 @@ mod tests {
 
     fn game(dir: &Path) -> Game {
         let options = GameOptions {
+            // What `nes play --lua` uses.
+            power_on: nes::PowerOn::FCEUX,
             save_dir: Some(dir.to_owned()),
             battery: false,
             rewind_bytes: 0,
@@ -356,13 +360,12 @@ mod tests {
              emu.frameadvance()",
         );
         assert_eq!(
-            script.start(&game, &Palette::ntsc()).unwrap(),
+            script.start(&mut game, &Palette::ntsc()).unwrap(),
             "Lua script test.lua running"
         );
+        // The first slice ran at the start, up to the loop's first frameadvance.
+        assert_eq!(script.speed_mode(), SpeedMode::Turbo);
         let mut osd = Osd::default();
-        // Start-up frame: no script yet.
-        let frame = script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
-        assert_eq!(frame.speed_mode, SpeedMode::Normal);
         let frame = script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
         assert_eq!(frame.speed_mode, SpeedMode::Turbo);
         assert!(!frame.pause_requested);
@@ -376,11 +379,9 @@ mod tests {
         assert_eq!(pixel(20, 30), [255, 0, 0], "inside the box");
         assert_eq!(pixel(5, 5), [0, 0, 0], "outside the box");
 
-        // The loop's second and third frameadvance, then the pause.
-        for _ in 0..2 {
-            let frame = script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
-            assert!(!frame.pause_requested);
-        }
+        // The loop's third frameadvance, then the pause.
+        let frame = script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
+        assert!(!frame.pause_requested);
         let frame = script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
         assert!(frame.pause_requested, "emu.pause() pauses the window");
     }
@@ -393,7 +394,7 @@ mod tests {
             dir.path(),
             "while true do joypad.set(1, {select = true}) emu.frameadvance() end",
         );
-        script.start(&game, &Palette::ntsc()).unwrap();
+        script.start(&mut game, &Palette::ntsc()).unwrap();
         for _ in 0..6 {
             script.run_frame(&mut game.nes, [Buttons::A, Buttons::empty()]);
         }
@@ -413,7 +414,7 @@ mod tests {
                emu.frameadvance()\n\
              end",
         );
-        script.start(&game, &Palette::ntsc()).unwrap();
+        script.start(&mut game, &Palette::ntsc()).unwrap();
         let keys = [
             KeyCode::KeyA,
             KeyCode::ShiftLeft,
@@ -422,10 +423,16 @@ mod tests {
             KeyCode::Semicolon,
             KeyCode::LaunchMail,
         ];
+        let mut osd = Osd::default();
+        // The first slice, at the start, saw no keys yet.
+        script.report(&mut osd, true);
+        assert_eq!(
+            osd.messages().collect::<Vec<_>>(),
+            ["nil nil nil nil nil nil 0 0"]
+        );
+        let mut osd = Osd::default();
         script.set_host_input(&keys, (128, 200), 2);
         script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
-        script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
-        let mut osd = Osd::default();
         script.report(&mut osd, true);
         assert_eq!(
             osd.messages().collect::<Vec<_>>(),
@@ -441,7 +448,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut game = game(dir.path());
         let mut script = script(dir.path(), "emu.frameadvance()\nlocal x = nil + 1");
-        script.start(&game, &Palette::ntsc()).unwrap();
+        script.start(&mut game, &Palette::ntsc()).unwrap();
         for _ in 0..3 {
             script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
         }
@@ -452,7 +459,7 @@ mod tests {
         assert!(!script.is_running());
 
         let mut broken = Script::new(&dir.path().join("missing.lua"), None);
-        let err = broken.start(&game, &Palette::ntsc()).unwrap_err();
+        let err = broken.start(&mut game, &Palette::ntsc()).unwrap_err();
         assert!(err.contains("missing.lua"), "{err}");
     }
 }

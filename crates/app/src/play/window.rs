@@ -170,16 +170,14 @@ impl App {
         let Some(script) = &mut self.script else {
             return;
         };
-        let Some(game) = &self.game else {
+        let Some(game) = &mut self.game else {
             self.osd.message(format!(
                 "Lua script {} starts when a game is loaded",
                 script.name()
             ));
             return;
         };
-        let note = script
-            .start(game, &self.session.palette)
-            .and_then(|started| script.enter_folder().map(|()| started));
+        let note = script.start(game, &self.session.palette);
         let note = note.unwrap_or_else(|e| e);
         eprintln!("{note}");
         self.osd.message(note);
@@ -586,12 +584,16 @@ impl App {
             return;
         };
         let message = match hotkey {
+            // The player's reset and power restart the frame count, as FCEUX's menu commands
+            // do outside movies.
             Hotkey::SoftReset => {
                 game.nes.soft_reset();
+                game.nes.reset_frame_count();
                 "Reset".to_owned()
             }
             Hotkey::PowerCycle => {
                 game.nes.power_cycle();
+                game.nes.reset_frame_count();
                 game.clear_rewind();
                 "Power cycled".to_owned()
             }
@@ -1011,6 +1013,7 @@ mod tests {
         config.gamepad.enabled = false;
         config.audio.enabled = false;
         let game_options = GameOptions {
+            power_on: nes::PowerOn::FCEUX,
             save_dir: Some(dir.to_owned()),
             battery: false,
             rewind_bytes: 0,
@@ -1056,8 +1059,9 @@ mod tests {
     fn the_script_draws_pauses_the_window_and_stops_and_restarts_on_f8() {
         let dir = tempfile::tempdir().unwrap();
         let mut app = app(dir.path(), PAUSING_SCRIPT);
-        // The start-up frame, then the script's slices: the fourth calls emu.pause().
-        for _ in 0..4 {
+        // The script's first slice ran as it started; the boundary slice of the third frame
+        // calls emu.pause().
+        for _ in 0..2 {
             app.run_frame();
             assert!(!app.paused);
         }
@@ -1070,8 +1074,8 @@ mod tests {
         press(&mut app, Hotkey::Pause);
         assert!(!app.paused);
         app.run_frame();
-        // Four input latches before this slice (framecount counts them, FCEUX's way).
-        assert_eq!(peek(&app, 0x0301), 4);
+        // Three input latches before this slice (framecount counts them, FCEUX's way).
+        assert_eq!(peek(&app, 0x0301), 3);
 
         // F8 stops it (its registerexit runs) and restarts it from the top.
         press(&mut app, Hotkey::ToggleScript);
@@ -1119,27 +1123,28 @@ mod tests {
             dir.path(),
             "while true do memory.writebyte(0x0301, emu.framecount()) emu.frameadvance() end",
         );
+        // The boundary slices before frames 1-3 write 0, 1, 2.
         for _ in 0..3 {
             app.run_frame();
         }
-        assert_eq!(peek(&app, 0x0301), 1);
+        assert_eq!(peek(&app, 0x0301), 2);
         let junk = dir.path().join("junk.nes");
         std::fs::write(&junk, b"not a ROM").unwrap();
         app.open_file(&junk);
         assert_eq!(app.game.as_ref().unwrap().name(), "loop");
         app.run_frame();
-        assert_eq!(peek(&app, 0x0301), 2, "the script goes on undisturbed");
+        assert_eq!(peek(&app, 0x0301), 3, "the script goes on undisturbed");
 
         let other = dir.path().join("other.nes");
         std::fs::copy(dir.path().join("loop.nes"), &other).unwrap();
         app.open_file(&other);
         assert_eq!(app.game.as_ref().unwrap().name(), "other");
         assert!(app.script.as_ref().unwrap().is_running());
-        // Start-up frame, then the restarted script's first slices on the new console.
+        // The restarted script counts from 0 again on the new console.
         for _ in 0..3 {
             app.run_frame();
         }
-        assert_eq!(peek(&app, 0x0301), 1);
+        assert_eq!(peek(&app, 0x0301), 2);
     }
 
     #[test]

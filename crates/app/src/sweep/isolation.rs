@@ -215,6 +215,7 @@ mod tests {
             capture_frames: vec![10],
             out_dir: out.to_path_buf(),
             hang_cycles: 1_000_000,
+            power_on: Default::default(),
         }
     }
 

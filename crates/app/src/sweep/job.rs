@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use md5::{Digest, Md5};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{CartridgeError, Nes, Palette};
+use nes::{Cartridge, CartridgeError, Nes, Palette};
 use serde::{Deserialize, Serialize};
 
 use crate::capture;
+use crate::power_on::PowerOnRecord;
 
 use super::report::{CaptureRecord, RomRecord, Verdict};
 
@@ -40,6 +41,8 @@ pub struct RunSettings {
     pub out_dir: PathBuf,
     /// A frame that takes more CPU cycles than this is a hang.
     pub hang_cycles: u64,
+    /// How every console starts.
+    pub power_on: PowerOnRecord,
 }
 
 impl RomJob {
@@ -92,8 +95,8 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
             }
         }
     }
-    let mut nes = match Nes::from_ines(&bytes) {
-        Ok(nes) => nes,
+    let mut nes = match Cartridge::from_ines(&bytes) {
+        Ok(cart) => Nes::with_power_on(cart, settings.power_on.into()),
         Err(error) => {
             // The header was read: say which board is missing.
             if let CartridgeError::UnsupportedMapper { mapper, submapper } = error {

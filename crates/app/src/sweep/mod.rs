@@ -27,6 +27,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::capture::{load_palette, FrameList};
 use crate::output;
+use crate::power_on::PowerOnArgs;
+use nes::PowerOn;
 
 pub use compare::CompareReport;
 pub use isolation::{worker_main, Isolation};
@@ -74,6 +76,9 @@ pub struct SweepArgs {
     /// Wall-clock limit per ROM in seconds; a worker still running then is killed (hang)
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_ROM_TIMEOUT_SECONDS)]
     pub rom_timeout: u64,
+    /// How each console starts (default: the hardware timeline, RAM zeroed)
+    #[command(flatten)]
+    pub power_on: PowerOnArgs,
 }
 
 /// Everything a sweep needs, resolved from the arguments.
@@ -88,6 +93,7 @@ pub struct SweepOptions {
     pub compare: Option<PathBuf>,
     pub palette_file: Option<PathBuf>,
     pub hang_cycles: u64,
+    pub power_on: PowerOn,
     pub isolation: Isolation,
     /// Show a progress bar (or, when stderr is not a terminal, a line per ROM).
     pub progress: bool,
@@ -136,6 +142,8 @@ impl SweepOptions {
             compare: args.compare.clone(),
             palette_file: args.palette.clone(),
             hang_cycles: args.hang_cycles,
+            // A sweep runs a ROM library: no FCEUX material.
+            power_on: args.power_on.resolve(false),
             isolation: Isolation::Subprocess {
                 program,
                 timeout: Duration::from_secs(args.rom_timeout.max(1)),
@@ -241,6 +249,7 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
         capture_frames: options.capture_frames.clone(),
         out_dir: options.out.clone(),
         hang_cycles: options.hang_cycles,
+        power_on: options.power_on.into(),
     };
     let jobs: Vec<RomJob> = found
         .iter()
@@ -292,6 +301,7 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
         ),
         jobs: threads,
         hang_cycles: options.hang_cycles,
+        power_on: options.power_on.into(),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         counts: report::count_verdicts(&records),
         roms: records,
@@ -468,6 +478,7 @@ mod tests {
             compare: None,
             palette_file: None,
             hang_cycles: DEFAULT_HANG_CYCLES,
+            power_on: PowerOn::HARDWARE,
             isolation: Isolation::InProcess,
             progress: false,
         }

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::power_on::PowerOnRecord;
+
 use super::compare::CompareReport;
 use super::job::RomJob;
 
@@ -137,6 +139,9 @@ pub struct SweepReport {
     pub palette: String,
     pub jobs: usize,
     pub hang_cycles: u64,
+    /// How the consoles started (sweeps written before this field: the hardware timeline).
+    #[serde(default)]
+    pub power_on: PowerOnRecord,
     pub elapsed_seconds: f64,
     /// ROMs per verdict (keys as in `verdict`).
     pub counts: BTreeMap<Verdict, usize>,
@@ -535,6 +540,7 @@ mod tests {
             palette: "built-in NTSC".into(),
             jobs: 2,
             hang_cycles: 1,
+            power_on: Default::default(),
             elapsed_seconds: 1.5,
             counts: count_verdicts(&records),
             roms: records,
