@@ -1,0 +1,149 @@
+//! `savestate`: numbered slots, anonymous states, and `registersave`/`registerload`.
+
+use super::*;
+
+/// A savestate object: an index into `Shared::states`.
+#[derive(Debug, Clone, Copy)]
+struct StateObject(usize);
+impl mlua::UserData for StateObject {}
+
+fn slot_path(shared: &Shared, slot: u8) -> std::path::PathBuf {
+    shared
+        .save_dir
+        .join(format!("{}.state{slot}", shared.rom_stem))
+}
+
+fn state_object(lua: &Lua, value: &Value, function: &str) -> mlua::Result<usize> {
+    match value {
+        Value::UserData(ud) => Ok(ud.borrow::<StateObject>()?.0),
+        _ => Err(fail(
+            lua,
+            format!("{function}: a savestate object is required"),
+        )),
+    }
+}
+
+pub(super) fn savestate_table(
+    lua: &Lua,
+    shared: &SharedRef,
+    registries: &Registries,
+) -> mlua::Result<Table> {
+    let savestate = lua.create_table()?;
+    // create: old numbering (1 = slot 0, 2-10 = slots 1-9); object: new (1-9, 10 = slot 0).
+    for (name, old_numbering) in [("create", true), ("object", false)] {
+        let s = shared.clone();
+        savestate.set(
+            name,
+            lua.create_function(move |lua, n: Value| {
+                let slot = match n {
+                    Value::Nil => None,
+                    n => {
+                        let n = integer(lua, &n, 1, name)?;
+                        let slot = match (old_numbering, n) {
+                            (true, 1) => 0,
+                            (true, 2..=10) => n - 1,
+                            (false, 1..=9) => n,
+                            (false, 10) => 0,
+                            _ => {
+                                return Err(fail(
+                                    lua,
+                                    format!("savestate.{name}: invalid slot number {n}"),
+                                ))
+                            }
+                        };
+                        Some(slot as u8)
+                    }
+                };
+                let mut shared = s.borrow_mut();
+                let data = slot.and_then(|slot| std::fs::read(slot_path(&shared, slot)).ok());
+                shared.states.push(StateSlot { data, slot });
+                Ok(StateObject(shared.states.len() - 1))
+            })?,
+        )?;
+    }
+    let s = shared.clone();
+    savestate.set(
+        "save",
+        lua.create_function(move |lua, object: Value| {
+            let index = state_object(lua, &object, "savestate.save")?;
+            let at = location(lua);
+            let bytes: mlua::LuaString = with_machine(lua, move |lua, machine| {
+                let Some(nes) = machine.console() else {
+                    return Err(mlua::Error::runtime(format!(
+                        "{at}can't call savestate.save() from here"
+                    )));
+                };
+                let bytes = crate::state::save(nes)
+                    .map_err(|e| mlua::Error::runtime(format!("{at}savestate.save: {e}")))?;
+                Ok(MultiValue::from_vec(vec![Value::String(
+                    lua.create_string(bytes)?,
+                )]))
+            })?;
+            s.borrow_mut().states[index].data = Some(bytes.as_bytes().to_vec());
+            Ok(())
+        })?,
+    )?;
+    let s = shared.clone();
+    savestate.set(
+        "load",
+        lua.create_function(move |lua, object: Value| {
+            let index = state_object(lua, &object, "savestate.load")?;
+            let Some(data) = s.borrow().states[index].data.clone() else {
+                return Err(fail(lua, "savestate.load: the state is empty"));
+            };
+            let at = location(lua);
+            let s = s.clone();
+            with_machine::<()>(lua, move |_, machine| {
+                let Some(nes) = machine.console() else {
+                    return Err(mlua::Error::runtime(format!(
+                        "{at}can't call savestate.load() from here"
+                    )));
+                };
+                crate::state::load(nes, &data)
+                    .map_err(|e| mlua::Error::runtime(format!("{at}savestate.load: {e}")))?;
+                // The state brings its frame and lag counts (FCEUX restores both).
+                let mut shared = s.borrow_mut();
+                shared.frame_count = nes.frame_count();
+                shared.lag_count = nes.lag_count();
+                Ok(MultiValue::new())
+            })
+        })?,
+    )?;
+    let s = shared.clone();
+    savestate.set(
+        "persist",
+        lua.create_function(move |lua, object: Value| {
+            let index = state_object(lua, &object, "savestate.persist")?;
+            let shared = s.borrow();
+            let state = &shared.states[index];
+            let (Some(slot), Some(data)) = (state.slot, state.data.as_ref()) else {
+                return Ok(());
+            };
+            let path = slot_path(&shared, slot);
+            write_atomically(&path, data)
+                .map_err(|e| fail(lua, format!("cannot write {}: {e}", path.display())))
+        })?,
+    )?;
+    savestate.set(
+        "registersave",
+        callback_setter(lua, registries, "save", "savestate.registersave")?,
+    )?;
+    savestate.set(
+        "registerload",
+        callback_setter(lua, registries, "load", "savestate.registerload")?,
+    )?;
+    savestate.set(
+        "loadscriptdata",
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
+    )?;
+    Ok(savestate)
+}
+
+/// Write through a temporary file and rename it over the target.
+fn write_atomically(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".tmp");
+    let temporary = std::path::PathBuf::from(temporary);
+    std::fs::write(&temporary, data)?;
+    std::fs::rename(&temporary, path)
+}
