@@ -13,6 +13,10 @@ probe.nes (NROM-128, CHR RAM) exercises what FM2 movies and Lua scripts depend o
   frame), keeping a history of the last 64 reads;
 - it counts its boots ($0700) and finished boots ($0701), so resets and power cycles show.
 Its main loop is a JMP to itself, so what an interrupt pushes is the same wherever it lands.
+
+black.nes (NROM-128, CHR RAM) is a black screen for the Lua parity scripts' overlays: after
+two VBlank polls it sets the backdrop to $0F (black in every NES palette), leaves rendering
+off and turns NMI on; its NMI reads pad 1, so frames are not lag frames.
 """
 
 import os
@@ -121,13 +125,50 @@ def probe():
     return header + bytes(prg)
 
 
+def black():
+    reset = [
+        op(0x78), op(0xD8), op(0xA2, 0xFF), op(0x9A),  # SEI; CLD; LDX #$FF; TXS
+        "vbl1",
+        op(0x2C, 0x02, 0x20), branch(0x10, "vbl1"),  # BIT $2002; BPL
+        "vbl2",
+        op(0x2C, 0x02, 0x20), branch(0x10, "vbl2"),
+        op(0xA9, 0x3F), op(0x8D, 0x06, 0x20),  # LDA #$3F; STA $2006
+        op(0xA9, 0x00), op(0x8D, 0x06, 0x20),  # LDA #$00; STA $2006
+        op(0xA9, 0x0F), op(0x8D, 0x07, 0x20),  # LDA #$0F; STA $2007: backdrop black
+        # v back to $0000, so the rendering-off picture is the backdrop, not $3F01.
+        op(0xA9, 0x00), op(0x8D, 0x06, 0x20), op(0x8D, 0x06, 0x20),
+        op(0xA9, 0x80), op(0x8D, 0x00, 0x20),  # NMI on
+        "main",
+        op(0x4C, 0x00, 0x00),  # JMP main (patched below)
+    ]
+    code, labels = assemble(0xC000, reset)
+    main = labels["main"]
+    code = code[:-2] + bytes([lo(main), hi(main)])
+    nmi = [
+        op(0x48), op(0x8A), op(0x48),  # PHA; TXA; PHA
+        *read_pad(0x4016, PAD1),
+        op(0x68), op(0xAA), op(0x68), op(0x40),  # PLA; TAX; PLA; RTI
+    ]
+    nmi_code, _ = assemble(0xC100, nmi)
+    prg = bytearray([0xEA] * 0x4000)
+    prg[0 : len(code)] = code
+    prg[0x100 : 0x100 + len(nmi_code)] = nmi_code
+    prg[0x200] = 0x40  # IRQ: RTI
+    prg[0x3FFA:0x3FFC] = (0xC100).to_bytes(2, "little")
+    prg[0x3FFC:0x3FFE] = (0xC000).to_bytes(2, "little")
+    prg[0x3FFE:0x4000] = (0xC200).to_bytes(2, "little")
+    header = bytes([0x4E, 0x45, 0x53, 0x1A, 1, 0, 0, 0] + [0] * 8)
+    return header + bytes(prg)
+
+
 def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fceux", "roms")
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "probe.nes")
-    with open(path, "wb") as f:
-        f.write(probe())
-    print("wrote", os.path.normpath(path))
+    for name, image in [("probe.nes", probe()), ("black.nes", black())]:
+        path = os.path.join(out, name)
+        with open(path, "wb") as f:
+            f.write(image)
+        print("wrote", os.path.normpath(path))
 
 
 if __name__ == "__main__":

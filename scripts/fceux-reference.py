@@ -29,8 +29,28 @@ def test_roms():
 
 
 def cases():
+    """cases.toml's cases, then the Lua API scripts lua/NAME.lua (case lua-NAME), whose first
+    line names the ROM: `-- rom: PATH` (under tests/fceux) or `-- test_rom: PATH`, and a
+    second line `-- movie: PATH` (under tests/fceux) a movie to play."""
     with open(os.path.join(SUITE, "cases.toml"), "rb") as f:
-        return tomllib.load(f)["case"]
+        listed = tomllib.load(f)["case"]
+    folder = os.path.join(SUITE, "lua")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(".lua"):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            first = f.readline().strip()
+            second = f.readline().strip()
+        case = {"name": "lua-" + name[:-4], "script": "lua/" + name}
+        if second.startswith("-- movie: "):
+            case["movie"] = second.split(": ", 1)[1].strip()
+        for key in ("rom", "test_rom"):
+            if first.startswith("-- %s: " % key):
+                case[key] = first.split(": ", 1)[1].strip()
+        if "rom" not in case and "test_rom" not in case:
+            sys.exit("lua/%s must start with `-- rom: PATH` or `-- test_rom: PATH`" % name)
+        listed.append(case)
+    return listed
 
 
 def rom_path(case):
@@ -112,7 +132,7 @@ def write_movies():
 def record(case):
     with tempfile.TemporaryDirectory() as work:
         name = case.get("script", "parity.lua")
-        script = os.path.join(work, name)
+        script = os.path.join(work, os.path.basename(name))
         shutil.copy(os.path.join(SUITE, name), script)
         home = os.path.join(work, "home")
         os.mkdir(home)

@@ -19,5 +19,17 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== cargo test (unit tests, nestest, ROM suites)"
+echo "== cargo clippy, LuaJIT build of the Lua host"
+cargo clippy -p nes-lua --no-default-features --features luajit --all-targets --locked -- -D warnings
+
+# The release binary, for the tests that must see the release profile (script errors
+# unwinding through Rust: crates/app/tests/lua_errors_release.rs).
+echo "== cargo build --release -p nes-app"
+cargo build --release -p nes-app --locked
+export NES_RELEASE_BIN="$PWD/target/release/nes"
+
+echo "== cargo test (unit tests, nestest, ROM suites, FCEUX parity)"
 cargo test --workspace --locked
+
+echo "== cargo test, LuaJIT build of the Lua host"
+cargo test -p nes-lua --no-default-features --features luajit --locked

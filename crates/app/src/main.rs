@@ -197,7 +197,10 @@ fn main() -> ExitCode {
             output,
             state,
             lua,
-        } => run::run(&rom, frames, &input, &output, &state, &lua),
+        } => match run::run(&rom, frames, &input, &output, &state, &lua) {
+            Ok(status) => return ExitCode::from(status),
+            Err(e) => Err(e),
+        },
         Command::Play(args) => play::run(&args),
         Command::Trace {
             rom,

@@ -274,16 +274,21 @@ fn start_lua(
         arg: lua.lua_arg.clone(),
         palette: palette.clone(),
     };
-    nes_lua::LuaHost::load(script, options)
-        .map(Some)
-        .map_err(|e| format!("lua: {e}"))
+    let mut host = nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
+    // Each line as it is printed: a script that prints and then hangs or quits loses nothing.
+    host.set_print_sink(|line| {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(line);
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    });
+    Ok(Some(host))
 }
 
-/// Pass the script's output on: `print` to stdout, errors and messages to stderr.
+/// Pass the script's output on: errors and messages to stderr (`print` went to stdout as it
+/// was printed).
 fn drain_lua(host: &mut nes_lua::LuaHost) {
-    for line in host.take_output() {
-        println!("{line}");
-    }
     for message in host.take_messages() {
         eprintln!("lua message: {message}");
     }
@@ -292,6 +297,7 @@ fn drain_lua(host: &mut nes_lua::LuaHost) {
     }
 }
 
+/// `nes run`: returns the process's exit status (0, or what the script gave `os.exit`).
 pub(crate) fn run(
     rom: &Path,
     frames: Option<u64>,
@@ -299,7 +305,7 @@ pub(crate) fn run(
     output: &RunOutput,
     state: &RunState,
     lua: &RunLua,
-) -> Result<(), String> {
+) -> Result<u8, String> {
     // Check the palette and the input files before spending time on the run.
     let palette = load_palette(output.palette.as_deref())?;
     let source = InputSource::from_args(input)?;
@@ -591,7 +597,9 @@ pub(crate) fn run(
             movie.frames.len()
         );
     }
-    Ok(())
+    // The run's exit status: what `os.exit(code)` asked for (as a process's, its low byte).
+    let status = host.as_ref().and_then(nes_lua::LuaHost::exit_status);
+    Ok(status.map_or(0, |code| code as u8))
 }
 
 /// The power-on RAM of a movie's start: as its header's `RAMInitOption`/`RAMInitSeed` say

@@ -120,15 +120,35 @@ fn describe_difference(expected: &str, actual: &str) -> String {
     unreachable!()
 }
 
+/// The first line where a script's log differs from FCEUX's (logs other than parity.lua's
+/// are plain text).
+fn first_difference(expected: &str, actual: &str) -> String {
+    let mut expected_lines = expected.lines();
+    let mut actual_lines = actual.lines();
+    for number in 1.. {
+        match (expected_lines.next(), actual_lines.next()) {
+            (None, None) => break,
+            (Some(e), Some(a)) if e == a => {}
+            (Some(e), Some(a)) => {
+                return format!("line {number} differs:\n  FCEUX: {e}\n  here:  {a}")
+            }
+            (Some(e), None) => return format!("the log ends at line {number}; FCEUX has `{e}`"),
+            (None, Some(a)) => return format!("line {number} is extra: `{a}`"),
+        }
+    }
+    "the logs differ in their line ends".to_owned()
+}
+
 fn run_case(case: &Case, rom: &Path) -> Result<(), Failed> {
     let suite = suite();
     let expected = std::fs::read_to_string(suite.join("logs").join(format!("{}.log", case.name)))
         .map_err(|e| format!("no FCEUX log for {}: {e}", case.name))?;
     // The script writes parity.log in its own folder, as FCEUX has it.
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let script_name = case.script.as_deref().unwrap_or("parity.lua");
+    let script_path = case.script.as_deref().unwrap_or("parity.lua");
+    let script_name = Path::new(script_path).file_name().unwrap_or_default();
     let script = work.path().join(script_name);
-    std::fs::copy(suite.join(script_name), &script).map_err(|e| e.to_string())?;
+    std::fs::copy(suite.join(script_path), &script).map_err(|e| e.to_string())?;
     let mut command = Command::new(env!("CARGO_BIN_EXE_nes"));
     command.arg("run").arg(rom);
     if let Some(movie) = case.movie() {
@@ -150,6 +170,8 @@ fn run_case(case: &Case, rom: &Path) -> Result<(), Failed> {
         .map_err(|e| format!("the script wrote no log: {e}; stderr: {stderr}"))?;
     if actual == expected {
         Ok(())
+    } else if case.script.is_some() {
+        Err(first_difference(&expected, &actual).into())
     } else {
         Err(describe_difference(&expected, &actual).into())
     }
@@ -203,10 +225,57 @@ fn recording_is_reproducible() -> Result<(), Failed> {
     }
 }
 
+/// The Lua API parity scripts, `tests/fceux/lua/NAME.lua`: case `lua-NAME`, on the ROM its
+/// first line names (`-- rom: PATH` under tests/fceux, or `-- test_rom: PATH` under the
+/// test-ROM folder), with the movie a `-- movie: PATH` line after it names (under tests/fceux).
+fn lua_cases() -> Vec<Case> {
+    let folder = suite().join("lua");
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .expect("tests/fceux/lua")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "lua"))
+        .collect();
+    scripts.sort();
+    scripts
+        .into_iter()
+        .map(|path| {
+            let file = path.file_name().unwrap_or_default().to_string_lossy();
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let text = std::fs::read_to_string(&path).expect("a parity script");
+            let mut lines = text.lines();
+            let first = lines.next().unwrap_or_default();
+            let movie = lines
+                .next()
+                .and_then(|line| line.strip_prefix("-- movie: "))
+                .map(|movie| movie.trim().to_owned());
+            let mut case = Case {
+                name: format!("lua-{stem}"),
+                rom: None,
+                test_rom: None,
+                movie,
+                lines: None,
+                script: Some(format!("lua/{file}")),
+            };
+            if let Some(rom) = first.strip_prefix("-- rom: ") {
+                case.rom = Some(rom.trim().to_owned());
+            } else if let Some(rom) = first.strip_prefix("-- test_rom: ") {
+                case.test_rom = Some(rom.trim().to_owned());
+            } else {
+                panic!(
+                    "{} must start with `-- rom: PATH` or `-- test_rom: PATH`",
+                    path.display()
+                );
+            }
+            case
+        })
+        .collect()
+}
+
 fn main() -> std::process::ExitCode {
     let args = Arguments::from_args();
     let text = std::fs::read_to_string(suite().join("cases.toml")).expect("tests/fceux/cases.toml");
-    let cases: Cases = toml::from_str(&text).expect("cases.toml parses");
+    let mut cases: Cases = toml::from_str(&text).expect("cases.toml parses");
+    cases.case.extend(lua_cases());
     let roms = test_rom_folder();
     let mut trials = vec![Trial::test(
         "fceux_parity::recording_is_reproducible",

@@ -109,7 +109,11 @@ fn a_script_error_is_reported_and_the_run_goes_on() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("lua error: broken.lua:2: "), "{stderr}");
+    let expected = format!(
+        "lua error: {}:2: ",
+        std::path::absolute(&script).unwrap().display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("frames: 5"));
 }
 

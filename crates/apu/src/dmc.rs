@@ -3,6 +3,7 @@
 //! The DMC does not read memory itself: it raises a request (`dma_address`) that the CPU's DMA
 //! unit serves by halting the CPU and reading the byte, then hands it back (`dma_complete`).
 
+use crate::channel_state::{table_index, DmcState};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// NTSC rates in CPU cycles (the timer counts half as many APU cycles).
@@ -18,6 +19,11 @@ pub(crate) struct Dmc {
     rate: u16,
     /// 7-bit output level (the DAC input).
     output_level: u8,
+    /// The last $4011 value (7 bits), for debuggers: FCEUX's Lua `sound.get` reports it as
+    /// `dmcseed`. The hardware keeps no such latch, so save states leave it out (FCEUX's leave
+    /// it out too); a loaded state shows 0 until the next $4011 write.
+    #[borsh(skip)]
+    last_direct_load: u8,
     sample_start: u16,
     sample_length: u16,
     current_address: u16,
@@ -53,6 +59,7 @@ impl Dmc {
             looping: false,
             rate: DMC_RATES[0],
             output_level: 0,
+            last_direct_load: 0,
             sample_start: 0xC000,
             sample_length: 1,
             current_address: 0xC000,
@@ -81,7 +88,10 @@ impl Dmc {
                 self.looping = value & 0x40 != 0;
                 self.rate = DMC_RATES[usize::from(value & 0x0F)];
             }
-            1 => self.output_level = value & 0x7F,
+            1 => {
+                self.output_level = value & 0x7F;
+                self.last_direct_load = self.output_level;
+            }
             2 => self.sample_start = 0xC000 | (u16::from(value) << 6),
             _ => self.sample_length = (u16::from(value) << 4) | 1,
         }
@@ -242,6 +252,20 @@ impl Dmc {
     #[inline]
     pub(crate) fn output(&self) -> u8 {
         self.output_level
+    }
+
+    pub(crate) fn state(&self) -> DmcState {
+        DmcState {
+            rate_index: table_index(&DMC_RATES, self.rate),
+            rate: self.rate,
+            looping: self.looping,
+            sample_address: self.sample_start,
+            sample_length: self.sample_length,
+            direct_load: self.last_direct_load,
+            output_level: self.output_level,
+            playing: !self.silence,
+            bytes_remaining: self.bytes_remaining,
+        }
     }
 
     /// Reset button: the output level keeps only bit 0 (NESdev "CPU power up state"), and the

@@ -40,6 +40,16 @@ impl LengthCounter {
         self.counter
     }
 
+    /// The counter with a reload written this cycle already applied, as `commit` will apply
+    /// it at the end of the cycle's tick (so a debugger sees a length load at once).
+    pub(crate) fn current(&self) -> u8 {
+        if self.pending_reload != 0 && self.counter == self.counter_at_reload_write {
+            self.pending_reload
+        } else {
+            self.counter
+        }
+    }
+
     pub(crate) fn set_halt(&mut self, halt: bool) {
         self.pending_halt = halt;
     }
@@ -153,6 +163,21 @@ mod tests {
         length.clock();
         length.commit();
         assert_eq!(length.value(), 254);
+    }
+
+    #[test]
+    fn current_shows_a_reload_before_its_commit() {
+        let mut length = enabled_counter();
+        length.load(1);
+        assert_eq!((length.value(), length.current()), (0, 254));
+        length.commit();
+        assert_eq!(length.current(), 254);
+        // Clocked on the reload's cycle while non-zero: the reload will be dropped.
+        length.load(0);
+        length.clock();
+        assert_eq!(length.current(), 253);
+        length.commit();
+        assert_eq!(length.value(), 253);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! (first half of an APU cycle) when `N % 2 == GET_CYCLE_PARITY`, otherwise a "put" cycle.
 
 use borsh::{BorshDeserialize, BorshSerialize};
+mod channel_state;
 mod dmc;
 mod envelope;
 mod frame_counter;
@@ -17,6 +18,7 @@ mod pulse;
 mod resampler;
 mod triangle;
 
+pub use channel_state::{ChannelState, DmcState, NoiseState, PulseState, TriangleState};
 use dmc::Dmc;
 use frame_counter::{FrameClocks, FrameCounter};
 use mixer::Mixer;
@@ -52,6 +54,10 @@ const DMC_LOAD_DELAY_PUT: u8 = 3;
 /// Ticks after a DMC fetch during which the memory reader still sees the byte count from
 /// before it (AccuracyCoin "Implicit DMA Abort").
 const DMC_BYTE_COUNT_LAG: u64 = 2;
+
+/// The NTSC CPU clock in Hz: the 236.25 / 11 MHz master clock divided by 12 (NESdev "Cycle
+/// reference chart"). FCEUX's `NTSC_CPU` is the same double.
+pub const NTSC_CPU_HZ: f64 = 39_375_000.0 / 22.0;
 
 /// Tick number meaning "not scheduled".
 const NEVER: u64 = u64::MAX;
@@ -426,6 +432,17 @@ impl Apu {
     /// $4015 as it would read, without side effects.
     pub fn peek_status(&self) -> u8 {
         self.status_bits()
+    }
+
+    /// The channels' periods, volumes and counters as of now, without side effects.
+    pub fn channel_state(&self) -> ChannelState {
+        ChannelState {
+            pulse1: self.pulse1.state(),
+            pulse2: self.pulse2.state(),
+            triangle: self.triangle.state(),
+            noise: self.noise.state(),
+            dmc: self.dmc.state(),
+        }
     }
 
     fn write_status(&mut self, value: u8) {

@@ -1,5 +1,6 @@
 //! Noise channel (NESdev "APU Noise").
 
+use crate::channel_state::{table_index, NoiseState};
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
 use borsh::{BorshDeserialize, BorshSerialize};
@@ -75,6 +76,16 @@ impl Noise {
             0
         } else {
             self.envelope.volume()
+        }
+    }
+
+    pub(crate) fn state(&self) -> NoiseState {
+        NoiseState {
+            period_index: table_index(&NOISE_PERIODS, self.period),
+            period: self.period,
+            short_mode: self.short_mode,
+            envelope_volume: self.envelope.volume(),
+            length_counter: self.length.current(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Pulse (square) channels 1 and 2 with their sweep units (NESdev "APU Pulse", "APU Sweep").
 
+use crate::channel_state::PulseState;
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
 use borsh::{BorshDeserialize, BorshSerialize};
@@ -151,6 +152,16 @@ impl Pulse {
     /// Reset button: the sequencer position is cleared (Quietust's reset trace).
     pub(crate) fn reset(&mut self) {
         self.sequence_position = 0;
+    }
+
+    pub(crate) fn state(&self) -> PulseState {
+        PulseState {
+            period: self.period,
+            duty: self.duty,
+            envelope_volume: self.envelope.volume(),
+            length_counter: self.length.current(),
+            sweep_muted: self.sweep_muted,
+        }
     }
 
     #[cfg(test)]

@@ -526,7 +526,7 @@ fn cloned_apu_runs_identically() {
 // ---------------------------------------------------------------------------------------
 // Audio output
 
-const CPU_HZ: f64 = 21_477_272.0 / 12.0;
+const CPU_HZ: f64 = NTSC_CPU_HZ;
 
 /// Render `seconds` of pulse 1 at `period` / `duty` through take_samples, once per frame.
 fn render_pulse(period: u16, duty: u8, seconds: f64, rate: u32) -> Vec<f32> {
@@ -771,4 +771,231 @@ fn everything_at_full_volume_stays_in_range() {
         .all(|s| s.is_finite() && (-1.0..=1.0).contains(s)));
     let energy: f32 = samples.iter().map(|s| s * s).sum();
     assert!(energy > 1.0, "audible: {energy}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Channel state snapshot (`channel_state`)
+
+/// Tick through one quarter-frame clock of the 4-step sequence (about 7457 cycles).
+fn run_quarter_frame(apu: &mut Apu) {
+    for _ in 0..7_460 {
+        apu.tick();
+    }
+}
+
+#[test]
+fn channel_state_at_power_on() {
+    let state = Apu::new().channel_state();
+    assert_eq!(
+        state.pulse1,
+        PulseState {
+            sweep_muted: true, // period 0 < 8
+            ..PulseState::default()
+        }
+    );
+    assert_eq!(state.pulse2, state.pulse1);
+    assert_eq!(state.triangle, TriangleState::default());
+    assert_eq!(
+        state.noise,
+        NoiseState {
+            period: 4,
+            ..NoiseState::default()
+        }
+    );
+    assert_eq!(
+        state.dmc,
+        DmcState {
+            rate: 428,
+            sample_address: 0xC000,
+            sample_length: 1,
+            ..DmcState::default()
+        }
+    );
+}
+
+#[test]
+fn channel_state_shows_register_writes_at_once() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x0F);
+    apu.write_register(0x4000, 0xBA); // duty 2, halt, constant volume 10
+    apu.write_register(0x4001, 0x08); // negate: the target never mutes
+    apu.write_register(0x4002, 0xFD);
+    apu.write_register(0x4003, 0x08); // length index 1 = 254, period high 0
+    let pulse = apu.channel_state().pulse1;
+    // The length load commits at the end of the cycle's tick; the snapshot shows it already.
+    assert_eq!(
+        pulse,
+        PulseState {
+            period: 253,
+            duty: 2,
+            envelope_volume: 10,
+            length_counter: 254,
+            sweep_muted: false,
+        }
+    );
+    apu.tick();
+    assert_eq!(apu.channel_state().pulse1, pulse);
+
+    apu.write_register(0x4006, 0x07);
+    assert!(apu.channel_state().pulse2.sweep_muted, "period < 8");
+    apu.write_register(0x4006, 0x08);
+    assert!(!apu.channel_state().pulse2.sweep_muted);
+    apu.write_register(0x4007, 0x04); // period $408: target $810 with shift 0
+    assert!(apu.channel_state().pulse2.sweep_muted, "target > $7FF");
+    assert_eq!(apu.channel_state().pulse2.length_counter, 10);
+
+    apu.write_register(0x4008, 0x85);
+    apu.write_register(0x400A, 0x34);
+    apu.write_register(0x400B, 0x1A); // length index 3 = 2, period high 2
+    assert_eq!(
+        apu.channel_state().triangle,
+        TriangleState {
+            period: 0x234,
+            length_counter: 2,
+            linear_counter: 0,
+        }
+    );
+    run_quarter_frame(&mut apu);
+    assert_eq!(apu.channel_state().triangle.linear_counter, 5, "reloaded");
+
+    apu.write_register(0x400C, 0x03); // envelope decay, period 3
+    apu.write_register(0x400E, 0x8A);
+    apu.write_register(0x400F, 0x00);
+    let noise = apu.channel_state().noise;
+    assert_eq!(
+        noise,
+        NoiseState {
+            period_index: 10,
+            period: 380,
+            short_mode: true,
+            envelope_volume: 0,
+            length_counter: 10,
+        }
+    );
+    run_quarter_frame(&mut apu);
+    assert_eq!(
+        apu.channel_state().noise.envelope_volume,
+        15,
+        "envelope restarted"
+    );
+}
+
+#[test]
+fn channel_state_sees_the_sweep_change_the_period() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, 0x30);
+    apu.write_register(0x4002, 0x00);
+    apu.write_register(0x4003, 0x01); // period $100
+    apu.write_register(0x4001, 0x89); // enabled, divider 0, negate, shift 1
+                                      // Two quarter clocks reach the first half-frame clock: $100 - $80 - 1 (pulse 1).
+    run_quarter_frame(&mut apu);
+    run_quarter_frame(&mut apu);
+    assert_eq!(apu.channel_state().pulse1.period, 0x7F);
+}
+
+#[test]
+fn channel_state_names_every_noise_and_dmc_index() {
+    let mut apu = Apu::new();
+    for index in 0..16u8 {
+        apu.write_register(0x400E, index);
+        apu.write_register(0x4010, 0x40 | index);
+        let state = apu.channel_state();
+        assert_eq!(state.noise.period_index, index);
+        assert!(!state.noise.short_mode);
+        assert_eq!(state.dmc.rate_index, index);
+        assert!(state.dmc.looping);
+    }
+    let state = apu.channel_state();
+    assert_eq!((state.noise.period, state.dmc.rate), (4068, 54));
+}
+
+#[test]
+fn channel_state_dmc_latches_direct_load_and_playing() {
+    let mut apu = Apu::new();
+    apu.write_register(0x4011, 0xC0); // 7 bits: $40
+    apu.write_register(0x4012, 0xFF);
+    apu.write_register(0x4013, 0xFF);
+    let dmc = apu.channel_state().dmc;
+    assert_eq!(
+        (
+            dmc.direct_load,
+            dmc.output_level,
+            dmc.sample_address,
+            dmc.sample_length
+        ),
+        (0x40, 0x40, 0xFFC0, 0xFF1)
+    );
+    assert!(!dmc.playing);
+
+    // A sample of $FF bytes (every bit raises the level by 2) at the fastest rate.
+    start_dmc(&mut apu, 0x0F, 0x01);
+    let mut played = false;
+    for _ in 0..2_000 {
+        apu.tick();
+        if apu.dmc_dma_address().is_some() {
+            apu.dmc_dma_complete(0xFF);
+        }
+        played |= apu.channel_state().dmc.playing;
+    }
+    let dmc = apu.channel_state().dmc;
+    assert!(played);
+    assert!(
+        dmc.output_level > 0x40,
+        "the level moved: {}",
+        dmc.output_level
+    );
+    assert_eq!(dmc.direct_load, 0x40, "the $4011 value stays");
+    assert_eq!((dmc.sample_address, dmc.sample_length), (0xC000, 17));
+    // The sample ends; the output unit falls silent once its buffer is spent.
+    for _ in 0..20_000 {
+        apu.tick();
+        if apu.dmc_dma_address().is_some() {
+            apu.dmc_dma_complete(0xFF);
+        }
+    }
+    let dmc = apu.channel_state().dmc;
+    assert_eq!(dmc.bytes_remaining, 0);
+    assert!(!dmc.playing);
+}
+
+#[test]
+fn channel_state_frequencies() {
+    let pulse = PulseState {
+        period: 253,
+        ..PulseState::default()
+    };
+    // FCEUX's sound.get gives the same doubles (tests/fceux/logs/lua-sound.log).
+    assert_eq!(
+        pulse.frequency_hz().to_bits(),
+        440.396_832_498_210_5_f64.to_bits()
+    );
+    let triangle = TriangleState {
+        period: 64,
+        ..TriangleState::default()
+    };
+    assert_eq!(
+        triangle.frequency_hz().to_bits(),
+        860.467_657_342_657_4_f64.to_bits()
+    );
+    let noise = NoiseState {
+        period: 4,
+        ..NoiseState::default()
+    };
+    assert_eq!(noise.clock_hz(), NTSC_CPU_HZ / 4.0);
+    let dmc = DmcState {
+        rate: 54,
+        ..DmcState::default()
+    };
+    assert_eq!(
+        dmc.bit_rate_hz().to_bits(),
+        33_143.939_393_939_39_f64.to_bits()
+    );
+    // A period no register can hold (a corrupt save state) gives a number, not a panic.
+    let wild = PulseState {
+        period: u16::MAX,
+        ..PulseState::default()
+    };
+    assert!(wild.frequency_hz() > 0.0);
+    assert!(NoiseState::default().clock_hz().is_infinite());
 }

@@ -1,5 +1,6 @@
 //! Triangle channel with its linear counter (NESdev "APU Triangle").
 
+use crate::channel_state::TriangleState;
 use crate::length_counter::LengthCounter;
 use borsh::{BorshDeserialize, BorshSerialize};
 
@@ -101,6 +102,14 @@ impl Triangle {
     #[cfg(test)]
     pub(crate) fn linear_counter(&self) -> u8 {
         self.linear_counter
+    }
+
+    pub(crate) fn state(&self) -> TriangleState {
+        TriangleState {
+            period: self.period,
+            length_counter: self.length.current(),
+            linear_counter: self.linear_counter,
+        }
     }
 }
 

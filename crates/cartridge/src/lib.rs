@@ -21,6 +21,7 @@
 //! cart.reset() / cart.power_cycle()        // reset button (no-op) / power off-on (battery RAM survives)
 //! cart.set_mmc3_revision(Mmc3Revision::A)  // MMC3 IRQ flavour (default B)
 //! cart.battery_ram() / load_battery_ram(&[u8])
+//! cart.rom_byte(offset) / patch_rom(offset, value) // the ROM image as a debugger sees and patches it
 //! ```
 //!
 //! Memory map decisions: iNES 1.0 images always get 8 KiB of PRG RAM at $6000 (blargg's ROMs
@@ -287,6 +288,48 @@ impl Cartridge {
         self.a12_seen = None;
     }
 
+    /// The byte at `offset` into the ROM image: PRG ROM, then CHR ROM, as an iNES file has
+    /// them after its header and trainer; a board without CHR ROM has its CHR RAM there
+    /// instead (as FCEUX's `rom.readbyte` shows it). `None` past the end. Reads what the chips
+    /// hold now, patches and CHR RAM writes included.
+    pub fn rom_byte(&self, offset: usize) -> Option<u8> {
+        let (chip, index, _) = self.rom_location(offset)?;
+        self.mem.data.get(chip.start + index).copied()
+    }
+
+    /// Change the byte at `offset` of the ROM image (as [`Cartridge::rom_byte`] counts): the
+    /// CPU and the PPU read the new value from then on, wherever the board maps the byte.
+    /// Returns whether `offset` named a byte (nothing changes past the end). ROM lives in the
+    /// cartridge's own memory, not shared with anything, so a patch is one store per copy of
+    /// the byte (chips smaller than a bank repeat in it). It survives resets and power cycles
+    /// (only RAM is cleared) and state loads (states hold no ROM); a patch of CHR RAM is a
+    /// RAM write like any other. The ROM's identity ([`RomInfo`] hashes) does not change.
+    pub fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
+        let Some((chip, index, len)) = self.rom_location(offset) else {
+            return false;
+        };
+        for copy in (index..chip.len).step_by(len) {
+            self.mem.data[chip.start + copy] = value;
+        }
+        true
+    }
+
+    /// Where ROM-image offset `offset` lives: the chip's region, the index in the chip, and
+    /// the chip's own length (its region may hold several copies of it).
+    fn rom_location(&self, offset: usize) -> Option<(Region, usize, usize)> {
+        let prg_len = self.info.prg_rom_len;
+        if offset < prg_len {
+            return Some((self.mem.prg_rom, offset, prg_len));
+        }
+        let offset = offset - prg_len;
+        let chr_len = if self.mem.chr_is_ram {
+            self.mem.chr.len
+        } else {
+            self.info.chr_rom_len
+        };
+        (offset < chr_len).then_some((self.mem.chr, offset, chr_len))
+    }
+
     /// Writes the cartridge's state for a save state: board registers, bank tables and the
     /// contents of PRG RAM, CHR RAM and nametable RAM (not the ROM).
     pub fn save_state<W: Write>(&self, writer: &mut W) -> io::Result<()> {
@@ -482,6 +525,79 @@ mod tests {
         c.cpu_write(0x6000, 0x42, 0);
         c.power_cycle();
         assert_eq!(c.cpu_read(0x6000), Some(0));
+    }
+
+    #[test]
+    fn rom_patches_are_what_the_cpu_and_ppu_read() {
+        // UxROM, 2 x 16 KiB PRG (bank 1 fixed at $C000), CHR RAM.
+        let mut c = cart(2, 0, 2, 0);
+        let last_prg = 0x8000 - 1;
+        assert_eq!(c.rom_byte(0x4000), c.cpu_peek(0xC000));
+        assert!(c.patch_rom(0x4000, 0xA5));
+        assert_eq!(
+            (c.rom_byte(0x4000), c.cpu_read(0xC000)),
+            (Some(0xA5), Some(0xA5))
+        );
+        // The switchable bank follows the board: bank 0 at $8000 now, bank 1 after a write.
+        // (UxROM has bus conflicts: the write goes where the patched ROM byte has bit 0 set,
+        // so the conflict, which sees the patch too, keeps the 1.)
+        assert!(c.patch_rom(0x0010, 0x11));
+        assert_eq!(c.cpu_read(0x8010), Some(0x11));
+        c.cpu_write(0x8010, 1, 0);
+        assert_eq!(c.cpu_read(0x8000), Some(0xA5));
+        // CHR RAM follows PRG, and a patch of it is what the PPU fetches.
+        assert!(c.patch_rom(last_prg + 1 + 0x1234, 0x5A));
+        assert_eq!(c.ppu_read(0x1234), 0x5A);
+        c.ppu_write(0x0001, 0x77);
+        assert_eq!(c.rom_byte(last_prg + 2), Some(0x77));
+        assert_eq!(
+            c.rom_byte(last_prg + 1 + 0x2000),
+            None,
+            "past the 8 KiB of CHR RAM"
+        );
+        assert!(!c.patch_rom(last_prg + 1 + 0x2000, 1));
+        // PRG patches survive a power cycle and a state load; CHR RAM is RAM.
+        let mut state = Vec::new();
+        c.save_state(&mut state).unwrap();
+        assert!(c.patch_rom(0x4001, 0x42));
+        c.power_cycle();
+        assert_eq!(
+            (c.cpu_read(0xC000), c.cpu_read(0xC001)),
+            (Some(0xA5), Some(0x42))
+        );
+        assert_eq!(c.ppu_read(0x1234), 0);
+        let loaded = c.read_state(&mut &state[..]).unwrap();
+        c.restore_state(loaded);
+        assert_eq!(c.cpu_read(0xC001), Some(0x42));
+        assert_eq!(c.info().prg_chr_sha1, cart(2, 0, 2, 0).info().prg_chr_sha1);
+    }
+
+    #[test]
+    fn chr_rom_patches_show_in_every_window() {
+        // CNROM, 16 KiB PRG mirrored at $8000 and $C000, 2 x 8 KiB CHR ROM.
+        let mut c = cart(3, 0, 1, 2);
+        assert!(c.patch_rom(0x10, 0x99));
+        assert_eq!(
+            (c.cpu_read(0x8010), c.cpu_read(0xC010)),
+            (Some(0x99), Some(0x99))
+        );
+        // CHR ROM follows PRG in the image: bank 0 is mapped at power-on.
+        let chr = 0x4000;
+        assert_eq!(c.rom_byte(chr + 0x0005), Some(c.ppu_peek(0x0005)));
+        assert!(c.patch_rom(chr + 0x2005, 0x3C));
+        assert_ne!(c.ppu_read(0x0005), 0x3C, "bank 0 is mapped");
+        // Bank 1 (CNROM has bus conflicts: write where the patched ROM byte has bit 0 set).
+        c.cpu_write(0x8010, 1, 0);
+        assert_eq!(c.ppu_read(0x0005), 0x3C);
+        assert_eq!(c.rom_byte(chr + 0x4000), None);
+        // A chip smaller than a bank repeats in it: every copy takes the patch.
+        let image = crate::ines_image(0, &[0xEA; 0x4000], &[]);
+        let mut small = Cartridge::from_ines(&image).unwrap();
+        small.mem.prg_rom.len = 0x2000; // as `Memory::new` lays out a 4 KiB chip
+        small.info.prg_rom_len = 0x1000;
+        assert!(small.patch_rom(0x0FFF, 0x60));
+        assert_eq!(small.mem.data[0x0FFF], 0x60);
+        assert_eq!(small.mem.data[0x1FFF], 0x60);
     }
 
     #[test]

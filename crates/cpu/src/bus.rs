@@ -30,6 +30,15 @@ pub enum DmaKind {
     Dmc,
 }
 
+/// What the first read of a [`crate::Cpu::step`] fetched (see [`Bus::fetched`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fetch {
+    /// The opcode of the instruction the step runs.
+    Opcode(u8),
+    /// The discarded opcode fetch that starts an NMI or IRQ sequence.
+    Interrupt,
+}
+
 /// What the CPU is connected to. Implemented by the console (and by flat test memories).
 ///
 /// All methods are called from the hot path: implementations should be `#[inline]`
@@ -104,6 +113,13 @@ pub trait Bus {
     fn dmc_dma_complete(&mut self, _value: u8) {}
 
     // ----- memory hooks (debuggers, scripting) ---------------------------------------------
+
+    /// Called after the first read of every instruction and of every NMI/IRQ sequence (DMA
+    /// cycles that halted that read are already in `cpu.cycles()`), before that read's hooks:
+    /// where a debugger starts accounting for the instruction. Called on every instruction,
+    /// so the default does nothing and a bus without hooks compiles to what it had before.
+    #[inline(always)]
+    fn fetched(&mut self, _cpu: &Cpu, _fetch: Fetch) {}
     //
     // The CPU asks `*_hooked(addr)` after each access and calls the matching `*_hook` only when
     // it says yes. The defaults answer a constant `false`, so a bus without hooks compiles to

@@ -17,6 +17,6 @@ mod instructions;
 #[cfg(test)]
 mod test_bus;
 
-pub use bus::{Bus, DmaKind};
+pub use bus::{Bus, DmaKind, Fetch};
 pub use cpu::{Cpu, Status};
 pub use dma::DMA_GET_CYCLE_PARITY;

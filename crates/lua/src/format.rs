@@ -1,9 +1,24 @@
 //! FCEUX's `print`/`tostring` formatting: numbers as `%.12g`, tables by content.
+//!
+//! FCEUX 2.6.5 formats both through one converter, whose output was measured
+//! (tests/fceux/lua/tostring.lua and its FCEUX log):
+//! - the arguments are joined by one space; no argument gives the empty string;
+//! - strings are C strings: each one ends at its first NUL byte;
+//! - a table lists its entries in `next` order: while the keys run 1, 2, 3, ... only the values
+//!   are written, after that every entry is `key=value`; a string key is written bare when its
+//!   first byte is an ASCII letter or `_` (`{a b=1}`, `{it's=1}`), else as `['key']`; other keys
+//!   as `[key]`; string values inside tables are quoted `'...'` without escapes;
+//! - a table (or userdata) with `__tostring` shows that result, inside tables too;
+//! - a table inside one of the tables around it is `table:parent`, or `table:parent^N` when it
+//!   is the table N-1 levels further out;
+//! - the whole text is at most 65,533 bytes: longer ones are cut to 65,530 and end in `...`.
 
 use mlua::{Lua, Value};
 
-/// The longest text one `print`/`tostring` produces (FCEUX cuts its buffer there).
-pub(crate) const MAX_OUTPUT: usize = 64 * 1024;
+/// The longest text one `print`/`tostring` produces (FCEUX's buffer).
+const MAX_OUTPUT: usize = 65_533;
+/// What ends a text cut at [`MAX_OUTPUT`].
+const ELLIPSIS: &[u8] = b"...";
 
 /// `%.12g`, as C's printf writes it.
 pub(crate) fn format_number(value: f64) -> String {
@@ -44,156 +59,153 @@ fn strip_zeros(text: &str) -> &str {
     }
 }
 
-fn is_identifier(key: &str) -> bool {
-    let mut chars = key.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// The text FCEUX's `tostring(...)` and `print(...)` make of `args` (bytes: Lua strings
+/// need not be UTF-8).
+pub(crate) fn format_args(lua: &Lua, args: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, value) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        format_inner(lua, value, false, &mut Vec::new(), &mut out);
+        if out.len() > MAX_OUTPUT {
+            break;
+        }
+    }
+    if out.len() > MAX_OUTPUT {
+        out.truncate(MAX_OUTPUT - ELLIPSIS.len());
+        out.extend_from_slice(ELLIPSIS);
+    }
+    out
 }
 
-/// One value as FCEUX's `tostring` shows it. `parents` holds the tables being printed
-/// around this one (a table inside itself prints as `table:parent`).
-pub(crate) fn format_value(lua: &Lua, value: &Value, in_table: bool, out: &mut String) {
-    let mut parents = Vec::new();
-    format_inner(lua, value, in_table, &mut parents, out);
+/// A Lua string as a C string: up to its first NUL.
+fn c_string(bytes: &[u8]) -> &[u8] {
+    bytes.split(|&b| b == 0).next().unwrap_or_default()
 }
 
+/// Appends `value`. `parents` holds the tables being written around it, outermost first.
 fn format_inner(
     lua: &Lua,
     value: &Value,
     in_table: bool,
     parents: &mut Vec<usize>,
-    out: &mut String,
+    out: &mut Vec<u8>,
 ) {
-    if out.len() >= MAX_OUTPUT {
+    if out.len() > MAX_OUTPUT {
         return;
     }
     match value {
-        Value::Nil => out.push_str("nil"),
-        Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Integer(i) => out.push_str(&format_number(*i as f64)),
-        Value::Number(n) => out.push_str(&format_number(*n)),
+        Value::Nil => out.extend_from_slice(b"nil"),
+        Value::Boolean(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Integer(i) => out.extend_from_slice(format_number(*i as f64).as_bytes()),
+        Value::Number(n) => out.extend_from_slice(format_number(*n).as_bytes()),
         Value::String(s) => {
-            let text = s.to_string_lossy();
+            let bytes = s.as_bytes();
             if in_table {
-                out.push('\'');
-                out.push_str(&text);
-                out.push('\'');
+                out.push(b'\'');
+                out.extend_from_slice(c_string(&bytes));
+                out.push(b'\'');
             } else {
-                out.push_str(&text);
+                out.extend_from_slice(c_string(&bytes));
             }
         }
         Value::Table(table) => {
             if let Some(text) = custom_tostring(lua, value) {
-                out.push_str(&text);
+                out.extend_from_slice(c_string(&text));
                 return;
             }
             let id = value.to_pointer() as usize;
-            if parents.contains(&id) {
-                out.push_str("table:parent");
+            if let Some(level) = parents.iter().rposition(|&parent| parent == id) {
+                out.extend_from_slice(b"table:parent");
+                let up = parents.len() - level;
+                if up > 1 {
+                    out.extend_from_slice(format!("^{up}").as_bytes());
+                }
                 return;
             }
             parents.push(id);
-            out.push('{');
-            let mut first = true;
-            let mut array_len = 0i64;
-            loop {
-                let item: Value = table.raw_get(array_len + 1).unwrap_or(Value::Nil);
-                if item.is_nil() {
-                    break;
+            out.push(b'{');
+            // Values only while the keys run 1, 2, 3, ... in `next` order.
+            let mut array_index = 0.0;
+            let mut in_array = true;
+            for (i, (key, item)) in table.pairs::<Value, Value>().flatten().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
                 }
-                if !first {
-                    out.push_str(", ");
-                }
-                first = false;
-                format_inner(lua, &item, true, parents, out);
-                array_len += 1;
-            }
-            for (key, item) in table.pairs::<Value, Value>().flatten() {
-                let in_array = match key {
-                    Value::Integer(i) => (1..=array_len).contains(&i),
-                    Value::Number(n) => n.fract() == 0.0 && n >= 1.0 && n <= array_len as f64,
-                    _ => false,
-                };
                 if in_array {
-                    continue;
+                    array_index += 1.0;
+                    in_array = match key {
+                        Value::Integer(k) => k as f64 == array_index,
+                        Value::Number(k) => k == array_index,
+                        _ => false,
+                    };
                 }
-                if !first {
-                    out.push_str(", ");
-                }
-                first = false;
-                match &key {
-                    Value::String(s) if is_identifier(&s.to_string_lossy()) => {
-                        out.push_str(&s.to_string_lossy())
+                if !in_array {
+                    match &key {
+                        Value::String(s)
+                            if s.as_bytes()
+                                .first()
+                                .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_') =>
+                        {
+                            out.extend_from_slice(c_string(&s.as_bytes()));
+                        }
+                        Value::String(s) => {
+                            out.extend_from_slice(b"['");
+                            out.extend_from_slice(c_string(&s.as_bytes()));
+                            out.extend_from_slice(b"']");
+                        }
+                        _ => {
+                            out.push(b'[');
+                            format_inner(lua, &key, true, parents, out);
+                            out.push(b']');
+                        }
                     }
-                    _ => {
-                        out.push('[');
-                        format_inner(lua, &key, true, parents, out);
-                        out.push(']');
-                    }
+                    out.push(b'=');
                 }
-                out.push('=');
                 format_inner(lua, &item, true, parents, out);
-                if out.len() >= MAX_OUTPUT {
+                if out.len() > MAX_OUTPUT {
                     break;
                 }
             }
-            out.push('}');
+            out.push(b'}');
             parents.pop();
         }
-        Value::UserData(_) => {
+        Value::UserData(_) | Value::LightUserData(_) => {
             if let Some(text) = custom_tostring(lua, value) {
-                out.push_str(&text);
+                out.extend_from_slice(c_string(&text));
             } else {
-                out.push_str(&format!("userdata:{:p}", value.to_pointer()));
+                out.extend_from_slice(format!("userdata:{:p}", value.to_pointer()).as_bytes());
             }
         }
-        Value::Function(_) => out.push_str(&format!("function:{:p}", value.to_pointer())),
-        Value::Thread(_) => out.push_str(&format!("thread:{:p}", value.to_pointer())),
-        Value::LightUserData(_) => out.push_str(&format!("userdata:{:p}", value.to_pointer())),
-        other => out.push_str(other.type_name()),
+        Value::Function(_) => {
+            out.extend_from_slice(format!("function:{:p}", value.to_pointer()).as_bytes())
+        }
+        Value::Thread(_) => {
+            out.extend_from_slice(format!("thread:{:p}", value.to_pointer()).as_bytes())
+        }
+        other => out.extend_from_slice(other.type_name().as_bytes()),
     }
 }
 
 /// The result of a `__tostring` metamethod, if the value has one.
-fn custom_tostring(lua: &Lua, value: &Value) -> Option<String> {
+fn custom_tostring(lua: &Lua, value: &Value) -> Option<Vec<u8>> {
     let getmetatable: mlua::Function = lua.globals().get("getmetatable").ok()?;
     let metatable: Option<mlua::Table> = getmetatable.call(value.clone()).ok()?;
     let method: mlua::Function = metatable?.raw_get("__tostring").ok()?;
     let result: Value = method.call(value.clone()).ok()?;
     match result {
-        Value::String(s) => Some(s.to_string_lossy()),
-        Value::Number(n) => Some(format_number(n)),
-        Value::Integer(i) => Some(format_number(i as f64)),
+        Value::String(s) => Some(s.as_bytes().to_vec()),
+        Value::Number(n) => Some(format_number(n).into_bytes()),
+        Value::Integer(i) => Some(format_number(i as f64).into_bytes()),
         _ => None,
-    }
-}
-
-/// The arguments of one `print` call: joined by a space, cut at [`MAX_OUTPUT`].
-pub(crate) fn format_args(lua: &Lua, args: &[Value]) -> String {
-    let mut out = String::new();
-    for (i, value) in args.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        format_value(lua, value, false, &mut out);
-    }
-    truncate(&mut out);
-    out
-}
-
-pub(crate) fn truncate(text: &mut String) {
-    if text.len() > MAX_OUTPUT {
-        let mut cut = MAX_OUTPUT;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::format_number;
+    use super::{format_args, format_number};
+    use mlua::{Lua, Value};
 
     #[test]
     fn numbers_print_like_percent_12g() {
@@ -207,5 +219,47 @@ mod tests {
         assert_eq!(format_number(0.00001), "1e-05");
         assert_eq!(format_number(2.5e-7), "2.5e-07");
         assert_eq!(format_number(65535.0), "65535");
+    }
+
+    fn formatted(lua: &Lua, chunk: &str) -> String {
+        let values: mlua::MultiValue = lua.load(chunk).eval().unwrap();
+        let values: Vec<Value> = values.into_iter().collect();
+        String::from_utf8(format_args(lua, &values)).unwrap()
+    }
+
+    #[test]
+    fn tables_as_fceux_writes_them() {
+        let lua = Lua::new();
+        assert_eq!(
+            formatted(&lua, "return {1, 2, ['a b'] = 1}"),
+            "{1, 2, a b=1}"
+        );
+        assert_eq!(
+            formatted(&lua, "return {['1'] = 1, [''] = 2}").len(),
+            "{['1']=1, ['']=2}".len()
+        );
+        assert_eq!(
+            formatted(&lua, "return {'x', [true] = 1}"),
+            "{'x', [true]=1}"
+        );
+        assert_eq!(
+            formatted(&lua, "local t = {a = {b = {}}} t.a.b.up = t return t"),
+            "{a={b={up=table:parent^3}}}"
+        );
+        assert_eq!(
+            formatted(&lua, "local t = {} t[1] = t return t"),
+            "{table:parent}"
+        );
+        assert_eq!(formatted(&lua, "return 'a\\0b', nil, 1.5"), "a nil 1.5");
+        assert_eq!(formatted(&lua, "return"), "");
+    }
+
+    #[test]
+    fn long_texts_are_cut_as_fceux_cuts_them() {
+        let lua = Lua::new();
+        assert_eq!(formatted(&lua, "return ('x'):rep(65533)").len(), 65_533);
+        let cut = formatted(&lua, "return ('x'):rep(65534)");
+        assert_eq!(cut.len(), 65_533);
+        assert!(cut.ends_with("xx..."));
     }
 }

@@ -145,19 +145,6 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Which part of the frame Lua code is running in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Phase {
-    #[default]
-    Outside,
-    /// The main coroutine's slice at a boundary.
-    Main,
-    /// `registerbefore/after/exit`, `gui.register`, `registersave/load`.
-    Callback,
-    /// A memory hook, mid-instruction.
-    MemoryHook,
-}
-
 /// One pad's overrides from `joypad.set` (bit masks, `BUTTON` order).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct PadOverride {
@@ -190,7 +177,6 @@ pub(crate) struct StateSlot {
 /// State the API functions share with the host (Lua closures hold an `Rc` of it).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
-    pub(crate) phase: Phase,
     pub(crate) hook_changes: Vec<(HookKind, u16, bool)>,
     pub(crate) output: Vec<String>,
     pub(crate) messages: Vec<String>,
@@ -205,21 +191,54 @@ pub(crate) struct Shared {
     pub(crate) lag_count: u64,
     /// Console commands (`emu.poweron`/`emu.softreset`) to record with the next latch.
     pub(crate) commands: Commands,
-    /// `emu.exit()` was called.
+    /// `emu.exit()` or `os.exit()` was called.
     pub(crate) exit_requested: bool,
+    /// The status `os.exit` asked for: the script is unwinding, and nothing catches it.
+    pub(crate) exit_status: Option<i32>,
+    /// FCEUX's `frameAdvanceWaiting`: `emu.frameadvance()` was called since the main
+    /// coroutine was last resumed. A main coroutine that yields with it set waits for the next
+    /// frame; one that yields without it has died (as in FCEUX). See `api/emu.rs`.
+    pub(crate) frame_advance_waiting: bool,
+    /// Where `print` lines go as they are printed (else they wait in `output`).
+    pub(crate) print_sink: Option<PrintSink>,
     pub(crate) paused: bool,
     pub(crate) speed: SpeedMode,
     pub(crate) overlay: Overlay,
     pub(crate) states: Vec<StateSlot>,
     pub(crate) save_dir: PathBuf,
     pub(crate) rom_stem: String,
-    /// Header, PRG, CHR: what `rom.readbyte` indexes.
-    pub(crate) rom_file: Vec<u8>,
+    /// The iNES header, which `rom.readbyte` reads below offset 16 (the rest comes from the
+    /// cartridge, patches included).
+    pub(crate) rom_header: Vec<u8>,
     pub(crate) rom_md5: String,
     pub(crate) palette: Option<Palette>,
     pub(crate) movie: MovieStatus,
+    /// FCEUX's movie read-only toggle (`emu.readonly`), on when a script loads.
+    pub(crate) readonly: bool,
     pub(crate) cycle_base: u64,
     pub(crate) host_input: HostInput,
+}
+
+/// A receiver of `print` lines (without the line end), called as the script prints.
+pub(crate) struct PrintSink(Box<PrintFn>);
+
+/// What a print sink does with one printed line (without its newline).
+type PrintFn = dyn FnMut(&[u8]);
+
+impl std::fmt::Debug for PrintSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PrintSink")
+    }
+}
+
+impl Shared {
+    /// One `print` line: to the sink if there is one, else kept for [`LuaHost::take_output`].
+    pub(crate) fn print_line(&mut self, line: &[u8]) {
+        match &mut self.print_sink {
+            Some(PrintSink(sink)) => sink(line),
+            None => self.output.push(String::from_utf8_lossy(line).into_owned()),
+        }
+    }
 }
 
 /// What the app tells the host about movie playback (`movie.*`).
@@ -269,7 +288,6 @@ pub struct LuaHost {
     /// The bitmaps the CPU consults on every access (synced from `Shared::hook_changes`).
     map: HookMap,
     main: Option<Thread>,
-    sentinel: Value,
     /// The script was stopped (error or `stop`): nothing of it runs any more.
     stopped: bool,
     /// A memory hook failed during the current frame: stop after the instruction and frame.
@@ -309,22 +327,22 @@ impl LuaHost {
     /// Load the script at `path` (nothing runs until the first [`LuaHost::run_frame`]).
     pub fn load(path: &Path, options: HostOptions) -> Result<LuaHost, LoadError> {
         let source = std::fs::read(path).map_err(|e| LoadError::Read(path.to_path_buf(), e))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "script.lua".to_string());
-        LuaHost::load_source(&name, &source, options)
+        // FCEUX 2.6.5 names the chunk by the script's absolute path (symlinks not resolved):
+        // errors read `/home/me/ai.lua:12: ...` and `debug.getinfo(1).source` is `@` and that
+        // path, which scripts use to find files beside them.
+        let name = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        LuaHost::load_source(&name.to_string_lossy(), &source, options)
     }
 
-    /// Load a script from memory; `name` is its file name as errors show it.
+    /// Load a script from memory; `name` is its chunk name (a path), as errors show it.
     pub fn load_source(
         name: &str,
         source: &[u8],
         options: HostOptions,
     ) -> Result<LuaHost, LoadError> {
         let lua_error = |e: mlua::Error| LoadError::Lua(error_text(&e));
-        // FCEUX opens every standard library, `debug` included (mlua leaves it out by default).
-        let lua = full_stdlib::lua_with_all_libraries();
+        // FCEUX's libraries, `debug` included (mlua leaves it out by default).
+        let lua = full_stdlib::lua_with_fceux_libraries().map_err(lua_error)?;
         let (prg_len, chr_len, trainer) = ines_layout(&options.rom_image);
         let body_start = 16 + if trainer { 512 } else { 0 };
         let body = |len: usize, from: usize| {
@@ -336,9 +354,7 @@ impl LuaHost {
         };
         let prg = body(prg_len, body_start);
         let chr = body(chr_len, body_start + prg_len);
-        let mut rom_file = options.rom_image.get(..16).unwrap_or_default().to_vec();
-        rom_file.extend_from_slice(&prg);
-        rom_file.extend_from_slice(&chr);
+        let rom_header = options.rom_image.get(..16).unwrap_or_default().to_vec();
         let rom_md5 = {
             use md5::{Digest, Md5};
             let mut hash = Md5::new();
@@ -352,9 +368,10 @@ impl LuaHost {
         let shared = Rc::new(RefCell::new(Shared {
             save_dir: options.save_dir,
             rom_stem: options.rom_stem,
-            rom_file,
+            rom_header,
             rom_md5,
             palette: Some(options.palette),
+            readonly: true,
             ..Shared::default()
         }));
         let registries = Registries {
@@ -363,15 +380,7 @@ impl LuaHost {
             read: lua.create_table().map_err(lua_error)?,
             callbacks: lua.create_table().map_err(lua_error)?,
         };
-        let sentinel = Value::Table(lua.create_table().map_err(lua_error)?);
-        api::install(
-            &lua,
-            &shared,
-            &registries,
-            &sentinel,
-            options.arg.as_deref(),
-        )
-        .map_err(lua_error)?;
+        api::install(&lua, &shared, &registries, options.arg.as_deref()).map_err(lua_error)?;
         let chunk = lua
             .load(source)
             .set_name(format!("@{name}"))
@@ -384,7 +393,6 @@ impl LuaHost {
             registries,
             map: HookMap::default(),
             main: Some(main),
-            sentinel,
             stopped: false,
             stop_pending: false,
             started: false,
@@ -475,18 +483,17 @@ impl LuaHost {
         if self.shared.borrow().paused || main.status() != ThreadStatus::Resumable {
             return;
         }
-        self.shared.borrow_mut().phase = Phase::Main;
-        let result = lend(&self.lua, nes, || main.resume::<MultiValue>(()));
-        self.shared.borrow_mut().phase = Phase::Outside;
+        self.shared.borrow_mut().frame_advance_waiting = false;
+        let result = lend(&self.lua, nes, || main.resume::<()>(()));
         self.sync_hooks();
         match result {
             Err(error) => {
                 self.report(&error);
                 self.stop(nes);
             }
-            Ok(values) => {
+            Ok(()) => {
                 let frameadvance = main.status() == ThreadStatus::Resumable
-                    && values.front().is_some_and(|v| *v == self.sentinel);
+                    && self.shared.borrow().frame_advance_waiting;
                 if !frameadvance {
                     // Returned, or a bare yield: "died of natural causes". Hooks stay live.
                     self.main = None;
@@ -508,13 +515,11 @@ impl LuaHost {
         let Some(callback) = callback else {
             return;
         };
-        self.shared.borrow_mut().phase = Phase::Callback;
         let result = lend(&self.lua, nes, || callback.call::<()>(()));
-        self.shared.borrow_mut().phase = Phase::Outside;
         self.sync_hooks();
         if let Err(error) = result {
             self.report(&error);
-            if which == "gui" {
+            if which == "gui" && self.shared.borrow().exit_status.is_none() {
                 // FCEUX drops a failing gui.register callback and keeps the script.
                 let _ = self.registries.callbacks.raw_set(which, Value::Nil);
             } else {
@@ -523,8 +528,11 @@ impl LuaHost {
         }
     }
 
+    /// Keep an error for [`LuaHost::take_errors`]; the unwinding of `os.exit` is none.
     fn report(&mut self, error: &mlua::Error) {
-        self.errors.push(error_text(error));
+        if self.shared.borrow().exit_status.is_none() {
+            self.errors.push(error_text(error));
+        }
     }
 
     /// Apply the hook (un)registrations the script made to the CPU's bitmaps.
@@ -540,8 +548,9 @@ impl LuaHost {
         }
     }
 
-    /// Stop the script (user request or error): `registerexit` runs once, hooks and
-    /// callbacks are dropped, overrides and speed reset.
+    /// Stop the script (user request or error): `registerexit` runs once (unless the script
+    /// called `os.exit`, which ends FCEUX's process at once), hooks and callbacks are dropped,
+    /// overrides and speed reset.
     pub fn stop(&mut self, nes: &mut Nes) {
         if self.stopped {
             return;
@@ -550,11 +559,13 @@ impl LuaHost {
         self.stop_pending = false;
         self.map.clear();
         self.main = None;
-        let exit: Option<Function> = self.registries.callbacks.raw_get("exit").ok().flatten();
+        let exit: Option<Function> = if self.shared.borrow().exit_status.is_some() {
+            None
+        } else {
+            self.registries.callbacks.raw_get("exit").ok().flatten()
+        };
         if let Some(exit) = exit {
-            self.shared.borrow_mut().phase = Phase::Callback;
             let result = lend(&self.lua, nes, || exit.call::<()>(()));
-            self.shared.borrow_mut().phase = Phase::Outside;
             if let Err(error) = result {
                 self.report(&error);
             }
@@ -621,9 +632,21 @@ impl LuaHost {
         self.shared.borrow_mut().host_input = input;
     }
 
-    /// `emu.exit()` was called: the emulator should end the run (after the current frame).
+    /// `emu.exit()` or `os.exit()` was called: the emulator should end the run (after the
+    /// current frame), as FCEUX quits.
     pub fn exit_requested(&self) -> bool {
         self.shared.borrow().exit_requested
+    }
+
+    /// The exit status `os.exit(code)` asked for (`emu.exit()` asks for none).
+    pub fn exit_status(&self) -> Option<i32> {
+        self.shared.borrow().exit_status
+    }
+
+    /// Send `print` lines to `sink` as they are printed (each without its line end) instead
+    /// of keeping them for [`LuaHost::take_output`], so nothing printed is lost or late.
+    pub fn set_print_sink(&mut self, sink: impl FnMut(&[u8]) + 'static) {
+        self.shared.borrow_mut().print_sink = Some(PrintSink(Box::new(sink)));
     }
 
     /// Tell the host about movie playback or recording (`movie.*`).
@@ -646,9 +669,7 @@ impl LuaHost {
     pub fn user_saved_slot(&mut self, nes: &mut Nes, slot: u8) {
         let callback: Option<Function> = self.registries.callbacks.raw_get("save").ok().flatten();
         let Some(callback) = callback else { return };
-        self.shared.borrow_mut().phase = Phase::Callback;
         let result = lend(&self.lua, nes, || callback.call::<MultiValue>(slot));
-        self.shared.borrow_mut().phase = Phase::Outside;
         match result {
             Ok(values) => {
                 if let Ok(saved) = self.lua.create_sequence_from(values) {
@@ -661,7 +682,15 @@ impl LuaHost {
             Err(error) => {
                 self.report(&error);
                 let _ = self.registries.callbacks.raw_set("save", Value::Nil);
+                self.stop_if_exiting(nes);
             }
+        }
+    }
+
+    /// After a callback failed: the failure was `os.exit` unwinding, so the script ends.
+    fn stop_if_exiting(&mut self, nes: &mut Nes) {
+        if self.shared.borrow().exit_status.is_some() {
+            self.stop(nes);
         }
     }
 
@@ -683,12 +712,11 @@ impl LuaHost {
                 args.push_back(value);
             }
         }
-        self.shared.borrow_mut().phase = Phase::Callback;
         let result = lend(&self.lua, nes, || callback.call::<()>(args));
-        self.shared.borrow_mut().phase = Phase::Outside;
         if let Err(error) = result {
             self.report(&error);
             let _ = self.registries.callbacks.raw_set("load", Value::Nil);
+            self.stop_if_exiting(nes);
         }
     }
 
@@ -715,22 +743,25 @@ impl LuaHost {
 impl FrameHooks for LuaHost {
     fn before_frame(&mut self, nes: &mut Nes) {
         self.run_frame_callback(nes, "before");
-        if !self.stopped && (self.map.exec.any() || self.map.write.any() || self.map.read.any()) {
-            self.shared.borrow_mut().phase = Phase::MemoryHook;
-        }
+        if !self.stopped && (self.map.exec.any() || self.map.write.any() || self.map.read.any()) {}
     }
 
     fn after_frame(&mut self, nes: &mut Nes) {
-        self.shared.borrow_mut().phase = Phase::Outside;
         if self.stop_pending {
             self.stop(nes);
         }
         if self.stopped {
             return;
         }
-        // 5. gui.register, then the overlay is composited.
+        // 5. gui.register, then the overlay is composited over the frame's picture.
         self.run_frame_callback(nes, "gui");
-        self.shared.borrow_mut().overlay.present();
+        {
+            let shared = &mut *self.shared.borrow_mut();
+            let (palette, frame) = (shared.palette.as_ref(), nes.frame_buffer());
+            shared
+                .overlay
+                .present(|i| palette.map_or([0; 3], |palette| palette.rgb(frame[i])));
+        }
         // 6. registerafter (the lag frame is counted after it).
         self.run_frame_callback(nes, "after");
     }

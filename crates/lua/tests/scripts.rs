@@ -155,9 +155,12 @@ fn ai_like_script() {
 fn an_error_in_a_write_hook_reports_file_and_line() {
     let outcome = run_script("error_in_write_hook.lua", 10);
     assert!(!outcome.running);
-    assert_eq!(
-        outcome.errors,
-        vec!["error_in_write_hook.lua:4: bad value at 16".to_string()]
+    // The chunk is named by the script's path (Lua shortens a long one to "...tail").
+    assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
+    assert!(
+        outcome.errors[0].ends_with("/error_in_write_hook.lua:4: bad value at 16"),
+        "{:?}",
+        outcome.errors
     );
     assert_eq!(outcome.output, vec!["exit".to_string()]);
 }

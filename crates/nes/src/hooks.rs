@@ -7,7 +7,7 @@
 //! a handler use the plain system bus, whose hook questions are constant `false`: they cost
 //! nothing at all.
 
-use nes_cpu::{Bus, Cpu, DmaKind, Status};
+use nes_cpu::{Bus, Cpu, DmaKind, Fetch, Status};
 
 use crate::bus::SystemBus;
 use crate::{CpuRegisters, Nes};
@@ -93,11 +93,50 @@ impl HookMap {
     }
 }
 
+/// The cycles FCEUX 2.6.5 adds to its cycle count when it fetches each opcode, before the
+/// opcode runs: the base cost, without the page-crossing and taken-branch cycles, which it
+/// adds when they happen. Measured with `debugger.getcyclescount()` in exec hooks around
+/// every opcode but the twelve jams (tests/fceux/lua/debugger.lua); it is the hardware's base
+/// cost everywhere except $E2 (3 cycles for a 2-cycle NOP).
+const FCEUX_OPCODE_CYCLES: [u8; 256] = [
+    7, 6, 2, 8, 3, 3, 5, 5, 3, 2, 2, 2, 4, 4, 6, 6, // $00
+    2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7, // $10
+    6, 6, 2, 8, 3, 3, 5, 5, 4, 2, 2, 2, 4, 4, 6, 6, // $20
+    2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7, // $30
+    6, 6, 2, 8, 3, 3, 5, 5, 3, 2, 2, 2, 3, 4, 6, 6, // $40
+    2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7, // $50
+    6, 6, 2, 8, 3, 3, 5, 5, 4, 2, 2, 2, 5, 4, 6, 6, // $60
+    2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7, // $70
+    2, 6, 2, 6, 3, 3, 3, 3, 2, 2, 2, 2, 4, 4, 4, 4, // $80
+    2, 6, 2, 6, 4, 4, 4, 4, 2, 5, 2, 5, 5, 5, 5, 5, // $90
+    2, 6, 2, 6, 3, 3, 3, 3, 2, 2, 2, 2, 4, 4, 4, 4, // $A0
+    2, 5, 2, 5, 4, 4, 4, 4, 2, 4, 2, 4, 4, 4, 4, 4, // $B0
+    2, 6, 2, 8, 3, 3, 5, 5, 2, 2, 2, 2, 4, 4, 6, 6, // $C0
+    2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7, // $D0
+    2, 6, 3, 8, 3, 3, 5, 5, 2, 2, 2, 2, 4, 4, 6, 6, // $E0
+    2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7, // $F0
+];
+
+/// The cycles FCEUX adds for an NMI or IRQ, before the handler's first instruction.
+const FCEUX_INTERRUPT_CYCLES: u64 = 7;
+
+/// The cycles of an OAM DMA in FCEUX, which it adds inside the $4014 write (before that
+/// write's hooks run); 513 or 514 here, from the next read on.
+const FCEUX_OAM_DMA_CYCLES: u64 = 512;
+
+/// The PPU's OAM DMA register.
+const OAM_DMA: u16 = 0x4014;
+
 /// What a memory hook may touch while the CPU is stopped inside an instruction.
 #[derive(Debug)]
 pub struct HookMachine<'a> {
     cpu: &'a mut Cpu,
     bus: &'a mut SystemBus,
+    /// See [`HookMachine::fceux_cycles`].
+    fceux_cycles: u64,
+    /// 1 in the opcode read hook and the exec hook, which run before the CPU counts the
+    /// instruction (see [`Cpu::instructions`]); FCEUX counts it before them.
+    uncounted: u64,
 }
 
 impl HookMachine<'_> {
@@ -118,6 +157,42 @@ impl HookMachine<'_> {
     /// Change the registers (the cycle count is kept).
     pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
         set_registers_of(self.cpu, regs);
+    }
+
+    /// The CPU cycle count as FCEUX's debugger has it at this point of the instruction (Lua's
+    /// `debugger.getcyclescount()`, before its base is taken off). FCEUX charges an opcode's
+    /// whole base cost (its cycle table) when it fetches it and the page-crossing and branch
+    /// cycles as they happen, which is after every memory access FCEUX can hook: so in an exec
+    /// or write hook the count is the instruction's start plus its opcode's base cost, and in
+    /// an NMI or IRQ sequence's pushes the sequence's start plus 7. The start includes the
+    /// DMA cycles that halted the fetch. A $4014 write hook also counts the OAM DMA, which
+    /// FCEUX runs inside that write. (Read hooks, which FCEUX 2.6.5 does not have, see the
+    /// same count as the instruction's write hooks.) Between instructions it is
+    /// [`Nes::cpu_cycles`].
+    pub fn fceux_cycles(&self) -> u64 {
+        self.fceux_cycles
+    }
+
+    /// See [`Nes::instruction_count`]; the hooked instruction is counted.
+    pub fn instruction_count(&self) -> u64 {
+        self.cpu.instructions().wrapping_add(self.uncounted)
+    }
+
+    /// See [`Nes::reset_instruction_count`]: the hooked instruction counts from 0 too, so
+    /// the rest of its hooks see 0 (as in FCEUX).
+    pub fn reset_instruction_count(&mut self) {
+        self.cpu.set_instructions(0u64.wrapping_sub(self.uncounted));
+    }
+
+    /// See [`Nes::rom_byte`].
+    pub fn rom_byte(&self, offset: usize) -> Option<u8> {
+        self.bus.cart.rom_byte(offset)
+    }
+
+    /// See [`Nes::patch_rom`]. The PPU has been caught up to this cycle, so a CHR patch shows
+    /// from the next dot on.
+    pub fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
+        self.bus.cart.patch_rom(offset, value)
     }
 
     /// The frame's lag flag so far (see [`Nes::lagged`]).
@@ -177,6 +252,23 @@ pub trait FrameHooks: MemoryHooks {
 pub(crate) struct HookedBus<'a, H: MemoryHooks> {
     pub(crate) bus: &'a mut SystemBus,
     pub(crate) hooks: &'a mut H,
+    /// FCEUX's cycle count during the current instruction (see [`HookMachine::fceux_cycles`]),
+    /// set when its first read completes.
+    fceux_cycles: u64,
+    /// Between an opcode fetch and the exec-hook question that follows it: a read hook now is
+    /// the opcode's, before the CPU counts the instruction.
+    opcode_read: std::cell::Cell<bool>,
+}
+
+impl<'a, H: MemoryHooks> HookedBus<'a, H> {
+    pub(crate) fn new(bus: &'a mut SystemBus, hooks: &'a mut H) -> Self {
+        HookedBus {
+            bus,
+            hooks,
+            fceux_cycles: 0,
+            opcode_read: std::cell::Cell::new(false),
+        }
+    }
 }
 
 impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
@@ -222,7 +314,19 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     }
 
     #[inline(always)]
+    fn fetched(&mut self, cpu: &Cpu, fetch: Fetch) {
+        // The step's first cycle has run: the instruction started one cycle ago.
+        let start = cpu.cycles().wrapping_sub(1);
+        let charged = match fetch {
+            Fetch::Opcode(opcode) => u64::from(FCEUX_OPCODE_CYCLES[usize::from(opcode)]),
+            Fetch::Interrupt => FCEUX_INTERRUPT_CYCLES,
+        };
+        self.fceux_cycles = start.wrapping_add(charged);
+        self.opcode_read.set(matches!(fetch, Fetch::Opcode(_)));
+    }
+    #[inline(always)]
     fn exec_hooked(&self, addr: u16) -> bool {
+        self.opcode_read.set(false);
         let set = &self.hooks.map().exec;
         set.any() && set.contains(addr)
     }
@@ -231,7 +335,12 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
         let addr = cpu.pc;
         // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
         self.bus.sync_ppu();
-        let mut machine = HookMachine { cpu, bus: self.bus };
+        let mut machine = HookMachine {
+            cpu,
+            bus: self.bus,
+            fceux_cycles: self.fceux_cycles,
+            uncounted: 1,
+        };
         self.hooks.on_exec(&mut machine, addr);
     }
     #[inline(always)]
@@ -243,7 +352,17 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     fn write_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
         // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
         self.bus.sync_ppu();
-        let mut machine = HookMachine { cpu, bus: self.bus };
+        let dma = if addr == OAM_DMA {
+            FCEUX_OAM_DMA_CYCLES
+        } else {
+            0
+        };
+        let mut machine = HookMachine {
+            cpu,
+            bus: self.bus,
+            fceux_cycles: self.fceux_cycles.wrapping_add(dma),
+            uncounted: 0,
+        };
         self.hooks.on_write(&mut machine, addr, value);
     }
     #[inline(always)]
@@ -255,7 +374,12 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     fn read_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
         // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
         self.bus.sync_ppu();
-        let mut machine = HookMachine { cpu, bus: self.bus };
+        let mut machine = HookMachine {
+            cpu,
+            bus: self.bus,
+            fceux_cycles: self.fceux_cycles,
+            uncounted: u64::from(self.opcode_read.get()),
+        };
         self.hooks.on_read(&mut machine, addr, value);
     }
 }
@@ -264,10 +388,7 @@ impl Nes {
     /// Runs instructions on the hooked bus until the PPU has completed `target` frames:
     /// `hooks` is called at every hooked access (see [`Nes::run_frame_with`]).
     pub(crate) fn run_hooked_until<H: MemoryHooks>(&mut self, target: u64, hooks: &mut H) {
-        let mut bus = HookedBus {
-            bus: &mut self.bus,
-            hooks,
-        };
+        let mut bus = HookedBus::new(&mut self.bus, hooks);
         while bus.bus.ppu.frames_completed() < target {
             self.cpu.step(&mut bus);
         }
@@ -276,10 +397,7 @@ impl Nes {
 
     /// [`Nes::step_instruction`] with memory hooks.
     pub fn step_instruction_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
-        let mut bus = HookedBus {
-            bus: &mut self.bus,
-            hooks,
-        };
+        let mut bus = HookedBus::new(&mut self.bus, hooks);
         self.cpu.step(&mut bus);
         self.bus.sync_ppu();
     }
@@ -287,6 +405,19 @@ impl Nes {
     /// CPU cycles since power-on.
     pub fn cpu_cycles(&self) -> u64 {
         self.cpu.cycles()
+    }
+
+    /// Instructions executed (NMI and IRQ sequences are not instructions) since the console
+    /// was made or [`Nes::reset_instruction_count`]: FCEUX's debugger counter (Lua's
+    /// `debugger.getinstructionscount()`), which goes on through power cycles, resets and
+    /// save-state loads, as FCEUX's does.
+    pub fn instruction_count(&self) -> u64 {
+        self.cpu.instructions()
+    }
+
+    /// Count instructions from 0 again.
+    pub fn reset_instruction_count(&mut self) {
+        self.cpu.set_instructions(0);
     }
 }
 

@@ -269,7 +269,8 @@ impl Nes {
     /// [`Nes::with_power_on`]; [`Nes::set_power_on_ram`] may have changed the RAM fill).
     /// Battery-backed cartridge RAM survives; everything else, board registers included,
     /// returns to its power-on state. The lag count restarts at 0 and the frame count goes on,
-    /// as at an FCEUX movie's power command.
+    /// as at an FCEUX movie's power command; so do the instruction count and any ROM patches
+    /// ([`Nes::patch_rom`]: the cartridge is the same).
     pub fn power_cycle(&mut self) {
         let mut cart = self.bus.cart.clone();
         cart.power_cycle();
@@ -279,8 +280,10 @@ impl Nes {
         ];
         let frame_count = self.frame_count();
         let audio_sample_rate = self.audio_sample_rate;
+        let instruction_count = self.instruction_count();
         *self = Nes::with_power_on(cart, self.power_on);
         self.frame_count_offset = frame_count.wrapping_sub(self.bus.ppu.frames_completed());
+        self.cpu.set_instructions(instruction_count);
         self.set_buttons(0, held[0]);
         self.set_buttons(1, held[1]);
         self.set_audio_sample_rate(audio_sample_rate);
@@ -353,6 +356,11 @@ impl Nes {
         )
     }
 
+    /// The APU channels' periods, volumes and counters (Lua `sound.get`), without side effects.
+    pub fn apu_channels(&self) -> nes_apu::ChannelState {
+        self.bus.apu.channel_state()
+    }
+
     /// The PPU's (scanline, dot) position.
     pub fn ppu_position(&self) -> (u16, u16) {
         (self.bus.ppu.scanline(), self.bus.ppu.dot())
@@ -400,6 +408,23 @@ impl Nes {
 
     pub fn rom_info(&self) -> &RomInfo {
         self.bus.cart.info()
+    }
+
+    /// The cartridge's byte at `offset` into its ROM image: PRG ROM, then CHR ROM (or the
+    /// board's CHR RAM), as an iNES file lays them out after its header and trainer. `None`
+    /// past the end. See [`Cartridge::rom_byte`].
+    pub fn rom_byte(&self, offset: usize) -> Option<u8> {
+        self.bus.cart.rom_byte(offset)
+    }
+
+    /// Change the ROM byte at `offset` (as [`Nes::rom_byte`] counts): the CPU and the PPU read
+    /// the new byte from now on, wherever the board maps it. Returns whether `offset` named a
+    /// byte. The patch lasts as long as the console: through resets, power cycles and
+    /// save-state loads (states never hold ROM, so a state made before the patch loads with
+    /// the patched ROM, and its ROM check still passes: a patched cartridge keeps its
+    /// identity). See [`Cartridge::patch_rom`].
+    pub fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
+        self.bus.cart.patch_rom(offset, value)
     }
 
     /// One nestest.log-format line describing the instruction about to execute.

@@ -128,7 +128,10 @@ impl Nes {
             )));
         }
 
+        // The instruction count is no machine state: it runs on, as FCEUX's does.
+        let instruction_count = self.instruction_count();
         self.cpu = cpu;
+        self.cpu.set_instructions(instruction_count);
         self.bus.restore_bus_state(bus);
         self.bus.ppu = ppu;
         self.bus.apu = apu;

@@ -3,7 +3,9 @@
 //! overlay is drawn over the picture, `print` goes to the terminal (and on screen if asked),
 //! `emu.message` on screen, and `emu.speedmode` / `emu.pause` drive the window's pacing.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use nes::{Buttons, Nes, Palette};
 use nes_lua::{FrameInput, HostInput, HostOptions, LuaHost, SpeedMode};
@@ -21,6 +23,8 @@ pub struct Script {
     arg: Option<String>,
     /// The running script; `None` until a game is loaded (or when it failed to load).
     host: Option<LuaHost>,
+    /// `print` lines not yet shown on screen (they reach the terminal as they are printed).
+    printed: Rc<RefCell<Vec<String>>>,
 }
 
 /// What a frame did to the window's state.
@@ -30,6 +34,8 @@ pub struct ScriptFrame {
     pub speed_mode: SpeedMode,
     /// The script called `emu.pause()`: the window pauses.
     pub pause_requested: bool,
+    /// The script called `emu.exit()` or `os.exit()`: the window closes, as FCEUX quits.
+    pub exit_requested: bool,
 }
 
 impl Script {
@@ -38,6 +44,7 @@ impl Script {
             path: std::path::absolute(path).unwrap_or_else(|_| path.to_owned()),
             arg,
             host: None,
+            printed: Rc::default(),
         }
     }
 
@@ -69,6 +76,17 @@ impl Script {
         };
         let mut host = LuaHost::load(&self.path, options)
             .map_err(|e| format!("Lua script not loaded: {e}"))?;
+        let printed = self.printed.clone();
+        host.set_print_sink(move |line| {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(line);
+            let _ = out.write_all(b"\n");
+            let _ = out.flush();
+            printed
+                .borrow_mut()
+                .push(String::from_utf8_lossy(line).into_owned());
+        });
         self.enter_folder()?;
         host.start(&mut game.nes);
         self.host = Some(host);
@@ -106,6 +124,7 @@ impl Script {
             return ScriptFrame {
                 speed_mode: self.speed_mode(),
                 pause_requested: false,
+                exit_requested: false,
             };
         };
         // The window only runs frames while it is not paused (or to advance one frame), so
@@ -115,6 +134,7 @@ impl Script {
         ScriptFrame {
             speed_mode: host.speed_mode(),
             pause_requested: host.paused(),
+            exit_requested: host.exit_requested(),
         }
     }
 
@@ -156,14 +176,14 @@ impl Script {
             .map_or(SpeedMode::Normal, LuaHost::speed_mode)
     }
 
-    /// Pass the script's output on: `print` lines to the terminal (and on screen when
-    /// `print_on_screen`), `emu.message` on screen, errors (`name.lua:LINE: message`) to both.
+    /// Pass the script's output on: `print` lines on screen when `print_on_screen` (they
+    /// reached the terminal as they were printed), `emu.message` on screen, errors
+    /// (`name.lua:LINE: message`) to both.
     pub fn report(&mut self, osd: &mut Osd, print_on_screen: bool) {
         let Some(host) = &mut self.host else {
             return;
         };
-        for line in host.take_output() {
-            println!("{line}");
+        for line in self.printed.take() {
             if print_on_screen {
                 osd.message(line);
             }
@@ -455,7 +475,9 @@ mod tests {
         let mut osd = Osd::default();
         script.report(&mut osd, false);
         let shown: Vec<String> = osd.messages().collect();
-        assert!(shown[0].starts_with("Lua error: test.lua:2:"), "{shown:?}");
+        // The chunk is named by the script's absolute path, as in FCEUX.
+        let expected = format!("Lua error: {}:2:", dir.path().join("test.lua").display());
+        assert!(shown[0].starts_with(&expected), "{shown:?}");
         assert!(!script.is_running());
 
         let mut broken = Script::new(&dir.path().join("missing.lua"), None);

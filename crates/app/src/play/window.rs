@@ -736,12 +736,15 @@ impl App {
             return false;
         }
         let user = [self.input.buttons(0), self.input.buttons(1)];
+        // `emu.exit()` / `os.exit()`: FCEUX quits, and so does the window.
+        let mut script_quits = false;
         match &mut self.script {
             Some(script) => {
                 script.set_host_input(self.input.keys_held(), self.mouse, self.mouse_buttons);
                 let frame = script.run_frame(&mut game.nes, user);
                 script.report(&mut self.osd, self.config.lua.print_on_screen);
                 self.speed_mode = frame.speed_mode;
+                script_quits = frame.exit_requested;
                 if frame.pause_requested && !self.paused {
                     self.paused = true;
                     self.osd.message("Paused by the Lua script");
@@ -780,7 +783,7 @@ impl App {
                 audio.push(&self.samples);
             }
         }
-        self.session.exit_after_frames == Some(game.frames)
+        script_quits || self.session.exit_after_frames == Some(game.frames)
     }
 
     /// Compose the 256x240 picture into `self.picture`: the game (or the start screen), the

@@ -6,45 +6,49 @@ pub(super) fn emu_table(
     lua: &Lua,
     shared: &SharedRef,
     registries: &Registries,
-    sentinel: &Value,
 ) -> mlua::Result<Table> {
     let emu = lua.create_table()?;
-    // frameadvance: a host check (raises outside the main slice), then a yield of the sentinel.
+    // frameadvance, as FCEUX 2.6.5 has it (measured by tests/fceux/lua/coroutines.lua): one
+    // "waiting" flag, set by each call and cleared only when the host resumes the main
+    // coroutine for a frame. A call while it is set raises "can't call emu.frameadvance() from
+    // here" (at the caller's line, none when the caller is `pcall`): so in every callback and
+    // hook during a frame, and in every call after a yield that was not the main slice's end.
+    // The yield itself is a plain `coroutine.yield()` with no values (FCEUX's
+    // `lua_yield(L, 0)`): in a coroutine of the script's it returns to its `resume` and leaves
+    // the flag set, so the script dies at its next frameadvance; across `pcall` or a callback
+    // PUC Lua refuses it ("attempt to yield across metamethod/C-call boundary"), flag set too.
     let s = shared.clone();
     let check = lua.create_function(move |lua, ()| {
-        if s.borrow().phase != Phase::Main {
-            // Level 2: the script's call of the `frameadvance` wrapper that calls this check.
+        let mut shared = s.borrow_mut();
+        if shared.frame_advance_waiting {
             return Err(mlua::Error::runtime(format!(
+                // Level 2: the caller of the `frameadvance` wrapper that calls this check.
                 "{}can't call emu.frameadvance() from here",
                 location_at(lua, 2)
             )));
         }
+        shared.frame_advance_waiting = true;
         Ok(())
     })?;
     let make: Function = lua
         .load(
-            "local check, sentinel = ...\n\
+            "local check = ...\n\
              local yield = coroutine.yield\n\
-             return function() check() return yield(sentinel) end",
+             return function() check() return yield() end",
         )
         .set_name("=frameadvance")
         .into_function()?;
-    let frameadvance: Function = make.call((check, sentinel.clone()))?;
+    let frameadvance: Function = make.call(check)?;
     emu.set("frameadvance", frameadvance)?;
 
     let s = shared.clone();
     emu.set(
         "speedmode",
-        lua.create_function(move |lua, mode: Value| {
-            let name = match &mode {
-                Value::String(t) => t.to_string_lossy(),
-                _ => String::new(),
-            };
-            let Some(speed) = SpeedMode::from_name(&name) else {
-                return Err(fail(
-                    lua,
-                    "Invalid mode - must be normal, nothrottle, turbo or maximum",
-                ));
+        lua.create_function(move |lua, args: MultiValue| {
+            let mode = check_string(lua, &args, 1)?;
+            let mode = mode.to_string_lossy();
+            let Some(speed) = SpeedMode::from_name(&mode) else {
+                return Err(fail(lua, format!("Invalid mode {mode} to emu.speedmode")));
             };
             s.borrow_mut().speed = speed;
             Ok(())
@@ -134,9 +138,8 @@ pub(super) fn emu_table(
     let s = shared.clone();
     emu.set(
         "message",
-        lua.create_function(move |lua, value: Value| {
-            let mut text = String::new();
-            format_value(lua, &value, false, &mut text);
+        lua.create_function(move |lua, args: MultiValue| {
+            let text = check_string(lua, &args, 1)?.to_string_lossy();
             s.borrow_mut().messages.push(text);
             Ok(())
         })?,
@@ -145,11 +148,12 @@ pub(super) fn emu_table(
     let s = shared.clone();
     emu.set(
         "getscreenpixel",
-        lua.create_function(move |lua, (x, y, emu_only): (Value, Value, Value)| {
-            let x = integer(lua, &x, 1, "getscreenpixel")?;
-            let y = integer(lua, &y, 2, "getscreenpixel")?;
+        lua.create_function(move |lua, args: MultiValue| {
+            let x = check_integer(lua, &args, 1)?;
+            let y = check_integer(lua, &args, 2)?;
+            let emu_only = arg(&args, 2);
             if !(0..256).contains(&x) || !(0..240).contains(&y) {
-                return Err(fail(lua, "getscreenpixel: x must be 0-255 and y 0-239"));
+                return Err(fail(lua, "bad coordinates. Use 0-255 x 0-239"));
             }
             let emu_only = !matches!(emu_only, Value::Nil | Value::Boolean(false));
             let at = location(lua);
@@ -167,19 +171,15 @@ pub(super) fn emu_table(
                 Ok(MultiValue::from_vec(vec![Value::Integer(value)]))
             })?;
             let shared = s.borrow();
-            let (mut rgb, index) = match (pixel, shared.palette.as_ref()) {
+            let (mut rgb, mut index) = match (pixel, shared.palette.as_ref()) {
                 (p, Some(palette)) if p >= 0 => (palette.rgb(p as u16), (p & 0x3F) as u8),
-                _ => ([0, 0, 0], 254),
+                // Before the first frame FCEUX reads its zeroed buffer as black, entry 0.
+                _ => ([0, 0, 0], 0),
             };
-            if !emu_only {
-                let i = (y as usize * 256 + x as usize) * 4;
-                let over = &shared.overlay.shown()[i..i + 4];
-                let alpha = u32::from(over[3]);
-                for c in 0..3 {
-                    rgb[c] =
-                        ((u32::from(over[c]) * alpha + u32::from(rgb[c]) * (255 - alpha) + 127)
-                            / 255) as u8;
-                }
+            // The overlay composited as it was shown (gui.rs), with its palette entry.
+            let shown = shared.overlay.composite_pixel(x as usize, y as usize);
+            if let (false, Some((over, entry))) = (emu_only, shown) {
+                (rgb, index) = (over, entry & 0x3F);
             }
             Ok((rgb[0], rgb[1], rgb[2], index))
         })?,
@@ -191,7 +191,41 @@ pub(super) fn emu_table(
     ] {
         emu.set(name, callback_setter(lua, registries, key, name)?)?;
     }
-    set_getter(lua, &emu, "exec_count", shared, |s| s.frame_count)?;
+    // The movie read-only toggle (FCEUX's, on by default), which `movie.readonly` reports
+    // while a movie is open.
+    set_getter(lua, &emu, "readonly", shared, |s| s.readonly)?;
+    emu.set("setreadonly", readonly_setter(lua, shared)?)?;
+    // Run a function `count` times, or for `milliseconds`: FCEUX's profiling helpers.
+    emu.set(
+        "exec_count",
+        lua.create_function(|lua, args: MultiValue| {
+            let count = check_integer(lua, &args, 1)?;
+            if let Some(Value::Function(f)) = args.get(1) {
+                for _ in 0..count {
+                    f.call::<()>(())?;
+                }
+            }
+            Ok(())
+        })?,
+    )?;
+    emu.set(
+        "exec_time",
+        lua.create_function(|lua, args: MultiValue| {
+            let milliseconds = check_integer(lua, &args, 1)?;
+            if let Some(Value::Function(f)) = args.get(1) {
+                let end = std::time::Instant::now()
+                    + std::time::Duration::from_millis(milliseconds.max(0) as u64);
+                while std::time::Instant::now() < end {
+                    f.call::<()>(())?;
+                }
+            }
+            Ok(())
+        })?,
+    )?;
+    // The debugger's step loop: nothing to wait for without a debugger window.
+    for name in ["debuggerloop", "debuggerloopstep"] {
+        emu.set(name, lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    }
     emu.set(
         "setrenderplanes",
         lua.create_function(|_, _: MultiValue| Ok(()))?,
@@ -219,24 +253,22 @@ pub(super) fn callback_setter(
     lua: &Lua,
     registries: &Registries,
     key: &'static str,
-    name: &'static str,
+    _name: &'static str,
 ) -> mlua::Result<Function> {
     let callbacks = registries.callbacks.clone();
-    lua.create_function(move |lua, function: Value| {
-        let function = match function {
-            Value::Function(_) | Value::Nil => function,
-            other => {
-                return Err(fail(
-                    lua,
-                    format!(
-                        "{name}: function or nil expected, got {}",
-                        other.type_name()
-                    ),
-                ))
-            }
-        };
+    lua.create_function(move |lua, args: MultiValue| {
+        let function = check_function_or_nil(lua, &args, 1)?;
         let previous: Value = callbacks.raw_get(key)?;
         callbacks.raw_set(key, function)?;
         Ok(previous)
+    })
+}
+
+/// `emu.setreadonly` and `movie.setreadonly`: both set FCEUX's one read-only toggle.
+pub(super) fn readonly_setter(lua: &Lua, shared: &SharedRef) -> mlua::Result<Function> {
+    let s = shared.clone();
+    lua.create_function(move |_, flag: Value| {
+        s.borrow_mut().readonly = !matches!(flag, Value::Nil | Value::Boolean(false));
+        Ok(())
     })
 }

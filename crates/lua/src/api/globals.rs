@@ -8,18 +8,43 @@ pub(super) fn install_print(lua: &Lua, shared: &SharedRef) -> mlua::Result<()> {
     let print = lua.create_function(move |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         let line = format_args(lua, &args);
-        out.borrow_mut().output.push(line);
+        out.borrow_mut().print_line(&line);
         Ok(())
     })?;
     globals.set("print", print)?;
-    let tostring = lua.create_function(|lua, value: Value| {
-        let mut text = String::new();
-        format_value(lua, &value, false, &mut text);
-        truncate(&mut text);
-        Ok(text)
+    // FCEUX's tostring is its print's formatting, of all its arguments.
+    let tostring = lua.create_function(|lua, args: MultiValue| {
+        let args: Vec<Value> = args.into_iter().collect();
+        lua.create_string(format_args(lua, &args))
     })?;
     globals.set("tostring", tostring)?;
     Ok(())
+}
+
+/// `os.exit([code])`: FCEUX's process ends at once, so what the script printed up to it is
+/// all there is. Here the script unwinds (no `pcall` catches it, no `registerexit` runs) and
+/// the run ends with `code` as its exit status (0 without one), after the current frame.
+pub(super) fn install_os_exit(lua: &Lua, shared: &SharedRef) -> mlua::Result<()> {
+    let os: Table = lua.globals().get("os")?;
+    let s = shared.clone();
+    let exit = lua.create_function(move |lua, args: MultiValue| -> mlua::Result<()> {
+        // Lua 5.1's `luaL_optint(L, 1, EXIT_SUCCESS)`.
+        let status = match args.front() {
+            None | Some(Value::Nil) => 0,
+            Some(_) => check_integer(lua, &args, 1)? as i32,
+        };
+        let mut shared = s.borrow_mut();
+        shared.exit_requested = true;
+        shared.exit_status = Some(status);
+        Err(mlua::Error::runtime("os.exit"))
+    })?;
+    os.set("exit", exit)
+}
+
+/// Whether the script called `os.exit` (the error wrappers let its unwinding through).
+pub(super) fn exiting_probe(lua: &Lua, shared: &SharedRef) -> mlua::Result<Function> {
+    let s = shared.clone();
+    lua.create_function(move |_, ()| Ok(s.borrow().exit_status.is_some()))
 }
 
 pub(super) fn install_bit(lua: &Lua) -> mlua::Result<()> {
@@ -38,9 +63,9 @@ pub(super) fn install_bit(lua: &Lua) -> mlua::Result<()> {
     globals.set("XOR", bit.get::<Function>("bxor")?)?;
     globals.set(
         "SHIFT",
-        lua.create_function(|lua, (n, s): (Value, Value)| {
-            let n = bitlib::to_bit(number(lua, &n, 1, "SHIFT")?) as u32;
-            let s = integer(lua, &s, 2, "SHIFT")?;
+        lua.create_function(|lua, args: MultiValue| {
+            let n = bitlib::to_bit(check_number(lua, &args, 1)?) as u32;
+            let s = check_integer(lua, &args, 2)?;
             let shifted = if s >= 32 || s <= -32 {
                 0
             } else if s >= 0 {
@@ -55,8 +80,8 @@ pub(super) fn install_bit(lua: &Lua) -> mlua::Result<()> {
         "BIT",
         lua.create_function(|lua, args: MultiValue| {
             let mut mask = 0u32;
-            for (i, value) in args.iter().enumerate() {
-                let bit = integer(lua, value, i + 1, "BIT")?;
+            for position in 1..=args.len() {
+                let bit = check_integer(lua, &args, position)?;
                 if (0..32).contains(&bit) {
                     mask |= 1 << bit;
                 }
@@ -66,8 +91,8 @@ pub(super) fn install_bit(lua: &Lua) -> mlua::Result<()> {
     )?;
     globals.set(
         "tobitstring",
-        lua.create_function(|lua, n: Value| {
-            let n = bitlib::to_bit(number(lua, &n, 1, "tobitstring")?) as u8;
+        lua.create_function(|lua, args: MultiValue| {
+            let n = bitlib::to_bit(check_number(lua, &args, 1)?) as u8;
             Ok(format!("{:04b} {:04b}", n >> 4, n & 0x0F))
         })?,
     )?;

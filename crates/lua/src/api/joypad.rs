@@ -4,12 +4,14 @@ use super::*;
 
 const BUTTON_NAMES: [&str; 8] = ["A", "B", "select", "start", "up", "down", "left", "right"];
 
-fn player(lua: &Lua, value: &Value, function: &str) -> mlua::Result<usize> {
-    let player = integer(lua, value, 1, function)?;
+/// Which pad the first argument names (1-4), with FCEUX's messages: `direction` is "input"
+/// for the readers and "output" for `joypad.set`.
+fn player(lua: &Lua, args: &MultiValue, direction: &str) -> mlua::Result<usize> {
+    let player = check_integer(lua, args, 1)?;
     if !(1..=4).contains(&player) {
         return Err(fail(
             lua,
-            format!("{function}: invalid player {player} (players are 1-4)"),
+            format!("Invalid {direction} port (valid range 1-4, specified {player})"),
         ));
     }
     Ok(player as usize - 1)
@@ -18,10 +20,10 @@ fn player(lua: &Lua, value: &Value, function: &str) -> mlua::Result<usize> {
 pub(super) fn joypad_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
     let joypad = lua.create_table()?;
     let s = shared.clone();
-    let set = lua.create_function(move |lua, (p, buttons): (Value, Value)| {
-        let pad = player(lua, &p, "joypad.set")?;
-        let Value::Table(buttons) = buttons else {
-            return Err(fail(lua, "joypad.set: a table of buttons is required"));
+    let set = lua.create_function(move |lua, args: MultiValue| {
+        let pad = player(lua, &args, "output")?;
+        let Some(Value::Table(buttons)) = args.get(1) else {
+            return Err(type_error(lua, args.get(1), 2, "table"));
         };
         let mut over = PadOverride::default();
         for (bit, name) in BUTTON_NAMES.iter().enumerate() {
@@ -40,10 +42,10 @@ pub(super) fn joypad_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table>
     })?;
     set_all(&joypad, &["set", "write"], &set)?;
     // `which`: Some(true) only pressed keys, Some(false) only released ones, None all.
-    let getter = |which: Option<bool>, name: &'static str| {
+    let getter = |which: Option<bool>| {
         let s = shared.clone();
-        lua.create_function(move |lua, p: Value| {
-            let pad = player(lua, &p, name)?;
+        lua.create_function(move |lua, args: MultiValue| {
+            let pad = player(lua, &args, "input")?;
             let bits = s.borrow().latched[pad];
             let table = lua.create_table()?;
             for (bit, key) in BUTTON_NAMES.iter().enumerate() {
@@ -55,15 +57,14 @@ pub(super) fn joypad_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table>
             Ok(table)
         })
     };
-    let get = getter(None, "joypad.get")?;
-    set_all(
-        &joypad,
-        &["get", "read", "getimmediate", "readimmediate"],
-        &get,
-    )?;
-    joypad.set("getdown", getter(Some(true), "joypad.getdown")?)?;
-    joypad.set("readdown", getter(Some(true), "joypad.readdown")?)?;
-    joypad.set("getup", getter(Some(false), "joypad.getup")?)?;
-    joypad.set("readup", getter(Some(false), "joypad.readup")?)?;
+    let get = getter(None)?;
+    set_all(&joypad, &["get", "read"], &get)?;
+    // FCEUX 2.6.5 returns nil: the immediate state exists only in its Windows build.
+    let immediate = lua.create_function(|_, _: MultiValue| Ok(Value::Nil))?;
+    set_all(&joypad, &["getimmediate", "readimmediate"], &immediate)?;
+    joypad.set("getdown", getter(Some(true))?)?;
+    joypad.set("readdown", getter(Some(true))?)?;
+    joypad.set("getup", getter(Some(false))?)?;
+    joypad.set("readup", getter(Some(false))?)?;
     Ok(joypad)
 }

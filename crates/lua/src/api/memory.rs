@@ -57,9 +57,10 @@ pub(super) fn memory_table(
     )?;
     let read_word = |lua: &Lua, args: &MultiValue, name: &str| -> mlua::Result<u16> {
         let low = address(lua, args, 0, name)?;
+        // The high byte's address counts only when it is a number (2.6.5's `lua_type` test).
         let high = match arg(args, 1) {
-            Value::Nil => low.wrapping_add(1),
-            _ => address(lua, args, 1, name)?,
+            Value::Integer(_) | Value::Number(_) => address(lua, args, 1, name)?,
+            _ => low.wrapping_add(1),
         };
         Ok(u16::from(peek(lua, low)?) | (u16::from(peek(lua, high)?) << 8))
     };
@@ -76,23 +77,28 @@ pub(super) fn memory_table(
         "readbyterange",
         lua.create_function(|lua, args: MultiValue| {
             let start = address(lua, &args, 0, "readbyterange")?;
-            let len = integer(lua, &arg(&args, 1), 2, "readbyterange")?.clamp(0, 0x10000) as usize;
-            let bytes: mlua::LuaString = with_machine(lua, move |lua, machine| {
+            let len = check_integer(lua, &args, 2)?;
+            if len < 0 {
+                // FCEUX returns nothing at all (not even an empty string).
+                return Ok(MultiValue::new());
+            }
+            // The range wraps at $FFFF, as in FCEUX. (Its length has a limit only here.)
+            let len = len.min(1 << 24) as usize;
+            with_machine(lua, move |lua, machine| {
                 let bytes: Vec<u8> = (0..len)
                     .map(|i| machine.peek(start.wrapping_add(i as u16)))
                     .collect();
                 Ok(MultiValue::from_vec(vec![Value::String(
                     lua.create_string(bytes)?,
                 )]))
-            })?;
-            Ok(bytes)
+            })
         })?,
     )?;
     memory.set(
         "writebyte",
         lua.create_function(|lua, args: MultiValue| {
             let addr = address(lua, &args, 0, "writebyte")?;
-            let value = integer(lua, &arg(&args, 1), 2, "writebyte")? as u8;
+            let value = check_integer(lua, &args, 2)? as u8;
             // Lua writes never fire hooks: the machine's poke is not a CPU store.
             with_machine::<()>(lua, move |_, machine| {
                 machine.poke(addr, value);
@@ -102,41 +108,29 @@ pub(super) fn memory_table(
     )?;
     memory.set(
         "getregister",
-        lua.create_function(|lua, name: Value| {
-            let name = match name {
-                Value::String(s) => s.to_string_lossy().to_ascii_lowercase(),
-                _ => return Ok(Value::Nil),
-            };
-            if !REGISTER_NAMES.contains(&name.as_str()) {
-                return Ok(Value::Nil);
-            }
-            let regs: (u16, u8, u8, u8, u8, u8) = with_machine(lua, |lua, machine| {
-                let r = machine.registers();
-                (r.pc, r.a, r.x, r.y, r.s, r.p).into_lua_multi(lua)
-            })?;
-            let regs = CpuRegisters {
-                pc: regs.0,
-                a: regs.1,
-                x: regs.2,
-                y: regs.3,
-                s: regs.4,
-                p: regs.5,
-                cycles: 0,
-            };
-            Ok(register_value(&regs, &name).map_or(Value::Nil, |v| Value::Integer(i64::from(v))))
+        lua.create_function(|lua, args: MultiValue| {
+            // Any case; another name (a number too, read as a string) gives nil.
+            let name = check_string(lua, &args, 1)?
+                .to_string_lossy()
+                .to_ascii_lowercase();
+            with_machine::<Value>(lua, move |_, machine| {
+                let value = register_value(&machine.registers(), &name);
+                Ok(MultiValue::from_vec(vec![
+                    value.map_or(Value::Nil, |v| Value::Integer(i64::from(v)))
+                ]))
+            })
         })?,
     )?;
     memory.set(
         "setregister",
-        lua.create_function(|lua, (name, value): (Value, Value)| {
-            let name = match name {
-                Value::String(s) => s.to_string_lossy().to_ascii_lowercase(),
-                _ => return Ok(()),
-            };
+        lua.create_function(|lua, args: MultiValue| {
+            let name = check_string(lua, &args, 1)?
+                .to_string_lossy()
+                .to_ascii_lowercase();
+            let value = check_integer(lua, &args, 2)?;
             if !REGISTER_NAMES.contains(&name.as_str()) {
                 return Ok(());
             }
-            let value = integer(lua, &value, 2, "setregister")?;
             with_machine::<()>(lua, move |_, machine| {
                 let mut regs = machine.registers();
                 set_register_value(&mut regs, &name, value);
@@ -163,10 +157,18 @@ pub(super) fn memory_table(
     Ok(memory)
 }
 
-use mlua::IntoLuaMulti;
-
-/// `memory.register*`: `(addr, fn)`, `(addr, size, fn)`, `(addr, nil)`, `(addr, size, nil)`;
-/// string arguments (a CPU name such as `"sub"`) are ignored.
+/// `memory.register*` as FCEUX 2.6.5's `memory_registerHook` takes its arguments (measured in
+/// tests/fceux/lua/memory.lua): `(addr, [size,] fn|nil)`, where
+/// - a string second or third argument names the CPU and is dropped; `"sub"` (any case) files
+///   the hook under the sub-CPU, which an NES does not have, so it never fires;
+/// - `addr` is taken to 32 bits; `size` (1 unless the next argument is a number) to 32 signed
+///   bits, truncated; a negative size covers the `|size|` bytes below `addr` (so
+///   `(0x02FF, -0x100)` is `$01FF-$02FE`), size 0 covers nothing;
+/// - nothing wraps at $FFFF or $0000: the range runs on through 32-bit keys, of which only
+///   `$0000-$FFFF` are CPU addresses. Key `0xFFFFFFFF` (a range that goes below $0000, or
+///   `addr` -1) is special: while it holds a function, no hook of the kind fires at all (it
+///   makes FCEUX's cached hooked region end at 0, which contains nothing);
+/// - the callback argument must be a function or nil (nil removes); it is an error if absent.
 fn register_hook(
     lua: &Lua,
     shared: &SharedRef,
@@ -174,58 +176,67 @@ fn register_hook(
     kind: HookKind,
     args: MultiValue,
 ) -> mlua::Result<()> {
-    let name = match kind {
-        HookKind::Exec => "registerexec",
-        HookKind::Write => "registerwrite",
-        HookKind::Read => "registerread",
-    };
     let mut args: Vec<Value> = args.into_iter().collect();
-    if args.is_empty() {
-        return Err(fail(
-            lua,
-            format!("bad argument #1 to '{name}' (number expected)"),
-        ));
+    let cpu_name = [1, 2]
+        .into_iter()
+        .find(|&i| matches!(args.get(i), Some(Value::String(_))));
+    let sub = match cpu_name.map(|i| args.remove(i)) {
+        Some(Value::String(cpu)) => cpu.to_string_lossy().eq_ignore_ascii_case("sub"),
+        _ => false,
+    };
+    let args = MultiValue::from_vec(args);
+    let mut first = check_integer(lua, &args, 1)? as u32;
+    let mut count = 1u32;
+    let mut function_at = 1;
+    let size_given = match args.get(1) {
+        Some(v @ Value::String(_)) => lua.coerce_number(v.clone())?.is_some(),
+        Some(v) => matches!(v, Value::Integer(_) | Value::Number(_)),
+        None => false,
+    };
+    if size_given {
+        let size = check_integer(lua, &args, 2)? as i32;
+        if size < 0 {
+            first = first.wrapping_sub(size.unsigned_abs());
+        }
+        count = size.unsigned_abs();
+        function_at = 2;
     }
-    let start = integer(lua, &args[0], 1, name)?;
-    let rest: Vec<Value> = args
-        .drain(1..)
-        .filter(|v| !matches!(v, Value::String(_)))
-        .collect();
-    let (size, function) = match rest.as_slice() {
-        [] => {
-            return Err(fail(
-                lua,
-                format!("{name}: a function (or nil) is required"),
-            ))
+    let function = match args.get(function_at) {
+        Some(Value::Function(f)) => Some(f.clone()),
+        Some(Value::Nil) => None,
+        // Absent is an error, unlike nil (FCEUX's `lua_isnil` then `luaL_checktype`).
+        other => return Err(type_error(lua, other, function_at + 1, "function")),
+    };
+    if sub {
+        return Ok(());
+    }
+    let covers = |key: u32| key.wrapping_sub(first) < count;
+    let silenced = |table: &Table| -> mlua::Result<bool> {
+        Ok(matches!(table.raw_get(SILENCING_KEY)?, Value::Function(_)))
+    };
+    let was_silenced = silenced(table)?;
+    for addr in 0..=u16::MAX {
+        if covers(u32::from(addr)) {
+            table.raw_set(addr, function.clone())?;
         }
-        [function] => (1, function.clone()),
-        [size, function, ..] => (integer(lua, size, 2, name)?, function.clone()),
-    };
-    let function = match function {
-        Value::Function(f) => Some(f),
-        Value::Nil => None,
-        other => {
-            return Err(fail(
-                lua,
-                format!(
-                    "{name}: function or nil expected, got {}",
-                    other.type_name()
-                ),
-            ))
-        }
-    };
-    // A negative size covers |size| bytes ending at addr (FCEUX: addr -= |size| - 1).
-    let (first, count) = if size < 0 {
-        (start - (-size) + 1, -size)
-    } else {
-        (start, size)
-    };
-    let count = count.min(0x10000);
+    }
+    if covers(u32::MAX) {
+        table.raw_set(SILENCING_KEY, function.clone())?;
+    }
+    let is_silenced = silenced(table)?;
     let mut shared = shared.borrow_mut();
-    for i in 0..count {
-        let addr = (first + i) as u16;
-        table.raw_set(addr, function.clone())?;
-        shared.hook_changes.push((kind, addr, function.is_some()));
+    for addr in 0..=u16::MAX {
+        let live = if was_silenced || is_silenced {
+            !is_silenced && matches!(table.raw_get(addr)?, Value::Function(_))
+        } else if covers(u32::from(addr)) {
+            function.is_some()
+        } else {
+            continue;
+        };
+        shared.hook_changes.push((kind, addr, live));
     }
     Ok(())
 }
+
+/// The hook-table key (`0xFFFFFFFF` as FCEUX's `int` keys have it) that silences a hook kind.
+const SILENCING_KEY: i64 = -1;

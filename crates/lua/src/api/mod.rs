@@ -9,12 +9,10 @@ use mlua::{Function, Lua, MultiValue, Table, Value};
 use nes::fm2::Commands;
 use nes::CpuRegisters;
 
-use crate::format::{format_args, format_value, truncate};
+use crate::format::format_args;
 use crate::gui::Rgba;
 use crate::machine::with_machine;
-use crate::{
-    bitlib, HookKind, MovieMode, PadOverride, Phase, Registries, Shared, SpeedMode, StateSlot,
-};
+use crate::{bitlib, HookKind, MovieMode, PadOverride, Registries, Shared, SpeedMode, StateSlot};
 
 mod emu;
 mod globals;
@@ -28,7 +26,7 @@ mod small;
 mod sound;
 
 use emu::{callback_setter, emu_table};
-use globals::{install_bit, install_print};
+use globals::{exiting_probe, install_bit, install_os_exit, install_print};
 use gui::gui_table;
 use joypad::joypad_table;
 use memory::memory_table;
@@ -77,35 +75,118 @@ pub(crate) fn fail(lua: &Lua, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::runtime(format!("{}{message}", location(lua)))
 }
 
-/// A number argument (numeric strings allowed, as in Lua 5.1), truncated toward zero.
-fn number(lua: &Lua, value: &Value, position: usize, function: &str) -> mlua::Result<f64> {
-    let number = match value {
-        Value::Integer(i) => Some(*i as f64),
-        Value::Number(n) => Some(*n),
-        Value::String(s) => s.to_string_lossy().trim().parse::<f64>().ok(),
-        _ => None,
-    };
-    number.ok_or_else(|| {
-        fail(
-            lua,
-            format!(
-                "bad argument #{position} to '{function}' (number expected, got {})",
-                value.type_name()
-            ),
-        )
-    })
+/// Lua 5.1's name of a value's type (`lua_typename`), as its argument errors print it.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Nil => "nil",
+        Value::Boolean(_) => "boolean",
+        Value::Integer(_) | Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Table(_) => "table",
+        Value::Function(_) => "function",
+        Value::Thread(_) => "thread",
+        _ => "userdata",
+    }
 }
 
-fn integer(lua: &Lua, value: &Value, position: usize, function: &str) -> mlua::Result<i64> {
-    Ok(number(lua, value, position, function)?.trunc() as i64)
+/// `luaL_argerror`: "bad argument #N to 'NAME' (MESSAGE)" at the caller's position, where
+/// NAME is how the calling code named the function (`'readbyte'` for `memory.readbyte(...)`,
+/// `'?'` when it was called by `pcall` or another C function), as FCEUX's API functions,
+/// which use the `luaL_check*` functions, report it (tests/fceux/lua/errors.lua). A method
+/// call (`obj:f(x)`) does not count `self`.
+pub(crate) fn bad_argument(lua: &Lua, position: usize, message: &str) -> mlua::Error {
+    let (name, method) = lua
+        .inspect_stack(0, |debug| {
+            let names = debug.names();
+            let name = names.name.map(|n| n.into_owned());
+            (name, names.name_what == Some("method"))
+        })
+        .unwrap_or((None, false));
+    let name = name.unwrap_or_else(|| "?".to_owned());
+    if method {
+        if position == 1 {
+            return fail(lua, format!("calling '{name}' on bad self ({message})"));
+        }
+        return fail(
+            lua,
+            format!("bad argument #{} to '{name}' ({message})", position - 1),
+        );
+    }
+    fail(
+        lua,
+        format!("bad argument #{position} to '{name}' ({message})"),
+    )
+}
+
+/// `luaL_typerror`: argument `position` is not of type `expected`; `got` is `None` when the
+/// call passed fewer arguments ("no value", which differs from an explicit `nil`).
+pub(crate) fn type_error(
+    lua: &Lua,
+    got: Option<&Value>,
+    position: usize,
+    expected: &str,
+) -> mlua::Error {
+    let got = got.map_or("no value", type_name);
+    bad_argument(lua, position, &format!("{expected} expected, got {got}"))
+}
+
+/// `luaL_checknumber` of argument `position` (1-based): a number or a string Lua 5.1
+/// converts to one (`"0x10"`, `" 12 "`).
+pub(crate) fn check_number(lua: &Lua, args: &MultiValue, position: usize) -> mlua::Result<f64> {
+    let value = args.get(position - 1);
+    match value {
+        Some(Value::Integer(i)) => Ok(*i as f64),
+        Some(Value::Number(n)) => Ok(*n),
+        Some(v @ Value::String(_)) => lua
+            .coerce_number(v.clone())?
+            .ok_or_else(|| type_error(lua, value, position, "number")),
+        _ => Err(type_error(lua, value, position, "number")),
+    }
+}
+
+/// `luaL_checkinteger`: [`check_number`] truncated toward zero (Lua 5.1's cast on x86-64).
+pub(crate) fn check_integer(lua: &Lua, args: &MultiValue, position: usize) -> mlua::Result<i64> {
+    Ok(check_number(lua, args, position)?.trunc() as i64)
+}
+
+/// `luaL_checkstring`: a string, or a number converted as Lua 5.1 converts it.
+pub(crate) fn check_string(
+    lua: &Lua,
+    args: &MultiValue,
+    position: usize,
+) -> mlua::Result<mlua::LuaString> {
+    let value = args.get(position - 1);
+    match value {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(v @ (Value::Integer(_) | Value::Number(_))) => lua
+            .coerce_string(v.clone())?
+            .ok_or_else(|| type_error(lua, value, position, "string")),
+        _ => Err(type_error(lua, value, position, "string")),
+    }
+}
+
+/// A callback argument: a function, or `nil` (or nothing) to unregister; anything else is
+/// FCEUX's `luaL_checktype(L, n, LUA_TFUNCTION)` error.
+pub(crate) fn check_function_or_nil(
+    lua: &Lua,
+    args: &MultiValue,
+    position: usize,
+) -> mlua::Result<Option<Function>> {
+    match args.get(position - 1) {
+        None | Some(Value::Nil) => Ok(None),
+        Some(Value::Function(f)) => Ok(Some(f.clone())),
+        other => Err(type_error(lua, other, position, "function")),
+    }
 }
 
 fn arg(args: &MultiValue, index: usize) -> Value {
     args.get(index).cloned().unwrap_or(Value::Nil)
 }
 
-fn address(lua: &Lua, args: &MultiValue, index: usize, function: &str) -> mlua::Result<u16> {
-    Ok(integer(lua, &arg(args, index), index + 1, function)? as u16)
+/// A CPU address argument at `index` (0-based), as FCEUX takes it (`luaL_checkinteger`, then
+/// the low 16 bits).
+fn address(lua: &Lua, args: &MultiValue, index: usize, _function: &str) -> mlua::Result<u16> {
+    Ok(check_integer(lua, args, index + 1)? as u16)
 }
 
 /// Set a function under each of `names`.
@@ -120,17 +201,24 @@ pub(crate) fn install(
     lua: &Lua,
     shared: &SharedRef,
     registries: &Registries,
-    sentinel: &Value,
     start_arg: Option<&str>,
 ) -> mlua::Result<()> {
     let globals = lua.globals();
     install_print(lua, shared)?;
+    install_os_exit(lua, shared)?;
     install_bit(lua)?;
     globals.set("memory", memory_table(lua, shared, registries)?)?;
     globals.set("joypad", joypad_table(lua, shared)?)?;
-    let emu = emu_table(lua, shared, registries, sentinel)?;
-    globals.set("emu", emu.clone())?;
-    globals.set("FCEU", emu)?;
+    let emu = emu_table(lua, shared, registries)?;
+    // FCEUX 2.6.5 registers the same functions a second time as `FCEU`: another table, so
+    // `FCEU == emu` is false and changing one leaves the other.
+    let fceu = lua.create_table()?;
+    for pair in emu.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        fceu.raw_set(key, value)?;
+    }
+    globals.set("emu", emu)?;
+    globals.set("FCEU", fceu)?;
     globals.set("gui", gui_table(lua, shared, registries)?)?;
     globals.set("savestate", savestate_table(lua, shared, registries)?)?;
     globals.set("rom", rom_table(lua, shared)?)?;
@@ -138,14 +226,15 @@ pub(crate) fn install(
     globals.set("sound", sound_table(lua, shared)?)?;
     install_small_tables(lua, shared)?;
     globals.set("arg", start_arg)?;
-    install_error_strings(lua)?;
+    install_error_strings(lua, shared)?;
     Ok(())
 }
 
 /// Errors raised by the Rust API functions reach Lua as mlua error objects; FCEUX raises plain
 /// strings (`file:line: message`). `pcall`, `xpcall` and `coroutine.resume` hand scripts the
 /// string instead, so `print(pcall(...))` and string matching on errors work as in FCEUX.
-fn install_error_strings(lua: &Lua) -> mlua::Result<()> {
+/// None of them stops the unwinding of `os.exit` (FCEUX's process is gone by then).
+fn install_error_strings(lua: &Lua, shared: &SharedRef) -> mlua::Result<()> {
     let convert = lua.create_function(|lua, value: Value| {
         Ok(match value {
             Value::Error(error) => Value::String(lua.create_string(crate::error_text(&error))?),
@@ -156,23 +245,29 @@ fn install_error_strings(lua: &Lua) -> mlua::Result<()> {
     let coroutine: Table = globals.get("coroutine")?;
     let wrappers: MultiValue = lua
         .load(
-            "local convert, pcall, xpcall, resume = ...\n\
+            "local convert, exiting, pcall, xpcall, resume, error = ...\n\
              local function fix(ok, ...)\n\
                if ok then return true, ... end\n\
+               if exiting() then error((...), 0) end\n\
                return false, convert((...))\n\
              end\n\
              return function(f, ...) return fix(pcall(f, ...)) end,\n\
                function(f, handler, ...)\n\
-                 return xpcall(f, function(e) return handler(convert(e)) end, ...)\n\
+                 return fix(xpcall(f, function(e)\n\
+                   if exiting() then return e end\n\
+                   return handler(convert(e))\n\
+                 end, ...))\n\
                end,\n\
                function(co, ...) return fix(resume(co, ...)) end",
         )
         .set_name("=errors")
         .call((
             convert,
+            exiting_probe(lua, shared)?,
             globals.get::<Function>("pcall")?,
             globals.get::<Function>("xpcall")?,
             coroutine.get::<Function>("resume")?,
+            globals.get::<Function>("error")?,
         ))?;
     let mut wrappers = wrappers.into_iter();
     globals.set("pcall", wrappers.next().unwrap_or(Value::Nil))?;

@@ -48,19 +48,50 @@ pub(super) fn movie_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> 
         Ok(s.borrow().movie.name.clone())
     })?;
     set_all(&movie, &["name", "getname", "filename"], &name)?;
-    movie.set("readonly", lua.create_function(|_, ()| Ok(true))?)?;
-    movie.set("getreadonly", lua.create_function(|_, ()| Ok(true))?)?;
-    movie.set(
-        "setreadonly",
-        lua.create_function(|_, _: MultiValue| Ok(()))?,
-    )?;
-    movie.set("replay", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
-    movie.set("stop", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
-    movie.set("close", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+    // Read-only: the toggle while a movie is open, false without one (FCEUX).
+    let readonly = |s: &Shared| s.movie.active() && s.readonly;
+    set_getter(lua, &movie, "readonly", shared, readonly)?;
+    set_getter(lua, &movie, "getreadonly", shared, readonly)?;
+    movie.set("setreadonly", super::emu::readonly_setter(lua, shared)?)?;
+    // Movies here start at power-on (FM2 movies anchored to a save state are refused when
+    // loaded). FCEUX 2.6.5's two functions `return` the answer as a count of results with
+    // nothing pushed: false gives no value, true gives the one below, which is the function
+    // itself (tests/fceux/lua/movie.lua). Scripts testing the result see true either way.
+    for (name, from_power_on) in [("ispoweron", true), ("isfromsavestate", false)] {
+        let s = shared.clone();
+        let answer =
+            lua.create_function(move |_, ()| Ok(s.borrow().movie.active() && from_power_on))?;
+        let function: Function = lua
+            .load(
+                "local answer = ...\n\
+                 local function f() if answer() then return f end end\n\
+                 return f",
+            )
+            .set_name(format!("=movie.{name}"))
+            .call(answer)?;
+        movie.set(name, function)?;
+    }
+    // Stopping or restarting a movie from a script is not offered; without a movie FCEUX
+    // raises "no movie", as here.
+    for name in ["stop", "close"] {
+        let s = shared.clone();
+        movie.set(
+            name,
+            lua.create_function(move |lua, _: MultiValue| {
+                let message = if s.borrow().movie.active() {
+                    format!("movie.{name}() is not supported")
+                } else {
+                    "no movie".to_owned()
+                };
+                Err::<(), _>(fail(lua, message))
+            })?,
+        )?;
+    }
+    movie.set("replay", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
     movie.set("play", lua.create_function(|_, _: MultiValue| Ok(false))?)?;
     movie.set(
         "playbeginning",
-        lua.create_function(|_, _: MultiValue| Ok(false))?,
+        lua.create_function(|_, _: MultiValue| Ok(()))?,
     )?;
     movie.set(
         "rerecordcounting",

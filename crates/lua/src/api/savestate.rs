@@ -13,13 +13,15 @@ fn slot_path(shared: &Shared, slot: u8) -> std::path::PathBuf {
         .join(format!("{}.state{slot}", shared.rom_stem))
 }
 
+/// The savestate object `function` was given, with FCEUX's message for anything else
+/// ("Invalid savestate.save object").
 fn state_object(lua: &Lua, value: &Value, function: &str) -> mlua::Result<usize> {
     match value {
-        Value::UserData(ud) => Ok(ud.borrow::<StateObject>()?.0),
-        _ => Err(fail(
-            lua,
-            format!("{function}: a savestate object is required"),
-        )),
+        Value::UserData(ud) => match ud.borrow::<StateObject>() {
+            Ok(object) => Ok(object.0),
+            Err(_) => Err(fail(lua, format!("Invalid {function} object"))),
+        },
+        _ => Err(fail(lua, format!("Invalid {function} object"))),
     }
 }
 
@@ -34,22 +36,17 @@ pub(super) fn savestate_table(
         let s = shared.clone();
         savestate.set(
             name,
-            lua.create_function(move |lua, n: Value| {
-                let slot = match n {
-                    Value::Nil => None,
-                    n => {
-                        let n = integer(lua, &n, 1, name)?;
+            lua.create_function(move |lua, args: MultiValue| {
+                let slot = match args.front() {
+                    None | Some(Value::Nil) => None,
+                    Some(_) => {
+                        let n = check_integer(lua, &args, 1)?;
                         let slot = match (old_numbering, n) {
                             (true, 1) => 0,
                             (true, 2..=10) => n - 1,
                             (false, 1..=9) => n,
                             (false, 10) => 0,
-                            _ => {
-                                return Err(fail(
-                                    lua,
-                                    format!("savestate.{name}: invalid slot number {n}"),
-                                ))
-                            }
+                            _ => return Err(fail(lua, format!("invalid player's savestate {n}"))),
                         };
                         Some(slot as u8)
                     }
@@ -88,8 +85,9 @@ pub(super) fn savestate_table(
         "load",
         lua.create_function(move |lua, object: Value| {
             let index = state_object(lua, &object, "savestate.load")?;
+            // An object never saved loads nothing, silently (FCEUX 2.6.5).
             let Some(data) = s.borrow().states[index].data.clone() else {
-                return Err(fail(lua, "savestate.load: the state is empty"));
+                return Ok(());
             };
             let at = location(lua);
             let s = s.clone();
