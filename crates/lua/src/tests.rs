@@ -761,6 +761,21 @@ fn user_slot_saves_and_loads_fire_the_registered_callbacks() {
     assert_eq!(rig.host.take_output(), vec!["3 6 extra"]);
 }
 
+#[test]
+fn an_error_in_a_user_slot_callback_is_reported_with_its_line() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "savestate.registersave(function(slot)\n  error('no room for ' .. slot)\nend)",
+    );
+    rig.frames(1);
+    rig.host.user_saved_slot(&mut rig.nes, 4);
+    assert_eq!(rig.host.take_errors(), vec!["test.lua:2: no room for 4"]);
+    // The failing callback is dropped; a second save calls nothing.
+    rig.host.user_saved_slot(&mut rig.nes, 4);
+    assert!(rig.host.take_errors().is_empty());
+}
+
 // ----- pause and speed, as a window drives them ----------------------------------------------
 
 #[test]
