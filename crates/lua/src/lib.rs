@@ -232,6 +232,12 @@ impl std::fmt::Debug for PrintSink {
 }
 
 impl Shared {
+    /// Bring the frame and lag counts the API reports up to the console's.
+    pub(crate) fn sync_counts(&mut self, nes: &Nes) {
+        self.frame_count = nes.frame_count();
+        self.lag_count = nes.lag_count();
+    }
+
     /// One `print` line: to the sink if there is one, else kept for [`LuaHost::take_output`].
     pub(crate) fn print_line(&mut self, line: &[u8]) {
         match &mut self.print_sink {
@@ -470,9 +476,7 @@ impl LuaHost {
 
     /// Bring the counts the API reports up to the console's.
     fn sync_counts(&mut self, nes: &Nes) {
-        let mut shared = self.shared.borrow_mut();
-        shared.frame_count = nes.frame_count();
-        shared.lag_count = nes.lag_count();
+        self.shared.borrow_mut().sync_counts(nes);
     }
 
     /// Resume the main coroutine for its boundary slice.

@@ -111,11 +111,7 @@ pub(super) fn emu_table(
                 let s = s.clone();
                 let at = location(lua);
                 with_machine::<()>(lua, move |_, machine| {
-                    let Some(nes) = machine.console() else {
-                        return Err(mlua::Error::runtime(format!(
-                            "{at}can't call emu.{name}() from here"
-                        )));
-                    };
+                    let nes = console(machine, &at, &format!("emu.{name}()"))?;
                     let mut shared = s.borrow_mut();
                     // As FCEUX's menu commands: refused while a movie plays (or has finished),
                     // recorded while one records; outside movies the frame count restarts.
@@ -128,8 +124,7 @@ pub(super) fn emu_table(
                     if shared.movie.mode == MovieMode::Inactive {
                         nes.reset_frame_count();
                     }
-                    shared.frame_count = nes.frame_count();
-                    shared.lag_count = nes.lag_count();
+                    shared.sync_counts(nes);
                     Ok(MultiValue::new())
                 })
             })?,
@@ -158,11 +153,7 @@ pub(super) fn emu_table(
             let emu_only = !matches!(emu_only, Value::Nil | Value::Boolean(false));
             let at = location(lua);
             let pixel: i64 = with_machine(lua, move |_, machine| {
-                let Some(nes) = machine.console() else {
-                    return Err(mlua::Error::runtime(format!(
-                        "{at}can't call emu.getscreenpixel() from here"
-                    )));
-                };
+                let nes = console(machine, &at, "emu.getscreenpixel()")?;
                 let value = if nes.frame_count() == 0 {
                     -1
                 } else {

@@ -189,6 +189,18 @@ fn address(lua: &Lua, args: &MultiValue, index: usize, _function: &str) -> mlua:
     Ok(check_integer(lua, args, index + 1)? as u16)
 }
 
+/// The whole console, which only a frame boundary lends (not a memory hook): else FCEUX's
+/// "can't call FUNCTION from here" at `at`, the caller's position.
+fn console<'a>(
+    machine: &'a mut dyn crate::machine::Machine,
+    at: &str,
+    function: &str,
+) -> mlua::Result<&'a mut nes::Nes> {
+    machine
+        .console()
+        .ok_or_else(|| mlua::Error::runtime(format!("{at}can't call {function} from here")))
+}
+
 /// Set a function under each of `names`.
 fn set_all(table: &Table, names: &[&str], function: &Function) -> mlua::Result<()> {
     for name in names {

@@ -65,11 +65,7 @@ pub(super) fn savestate_table(
             let index = state_object(lua, &object, "savestate.save")?;
             let at = location(lua);
             let bytes: mlua::LuaString = with_machine(lua, move |lua, machine| {
-                let Some(nes) = machine.console() else {
-                    return Err(mlua::Error::runtime(format!(
-                        "{at}can't call savestate.save() from here"
-                    )));
-                };
+                let nes = console(machine, &at, "savestate.save()")?;
                 let bytes = crate::state::save(nes)
                     .map_err(|e| mlua::Error::runtime(format!("{at}savestate.save: {e}")))?;
                 Ok(MultiValue::from_vec(vec![Value::String(
@@ -92,17 +88,11 @@ pub(super) fn savestate_table(
             let at = location(lua);
             let s = s.clone();
             with_machine::<()>(lua, move |_, machine| {
-                let Some(nes) = machine.console() else {
-                    return Err(mlua::Error::runtime(format!(
-                        "{at}can't call savestate.load() from here"
-                    )));
-                };
+                let nes = console(machine, &at, "savestate.load()")?;
                 crate::state::load(nes, &data)
                     .map_err(|e| mlua::Error::runtime(format!("{at}savestate.load: {e}")))?;
                 // The state brings its frame and lag counts (FCEUX restores both).
-                let mut shared = s.borrow_mut();
-                shared.frame_count = nes.frame_count();
-                shared.lag_count = nes.lag_count();
+                s.borrow_mut().sync_counts(nes);
                 Ok(MultiValue::new())
             })
         })?,

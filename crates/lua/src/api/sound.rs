@@ -32,11 +32,7 @@ pub(super) fn sound_table(lua: &Lua, _shared: &SharedRef) -> mlua::Result<Table>
         lua.create_function(|lua, ()| {
             let at = location(lua);
             with_machine::<Table>(lua, move |lua, machine| {
-                let Some(nes) = machine.console() else {
-                    return Err(mlua::Error::runtime(format!(
-                        "{at}can't call sound.get() from here"
-                    )));
-                };
+                let nes = console(machine, &at, "sound.get()")?;
                 let table = channels_table(lua, nes)?;
                 Ok(MultiValue::from_vec(vec![Value::Table(table)]))
             })
