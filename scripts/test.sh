@@ -31,5 +31,20 @@ export NES_RELEASE_BIN="$PWD/target/release/nes"
 echo "== cargo test (unit tests, nestest, ROM suites, FCEUX parity)"
 cargo test --workspace --locked
 
+# Every test that needs the test ROMs must fail, not pass vacuously, when CI is set and the
+# ROMs are missing. Checked on the ones that read the ROMs directly (the binaries are built).
+echo "== ROM-dependent tests refuse to skip under CI"
+no_roms="$(mktemp -d)"
+for test in "-p nes-cpu --test nestest" "-p nes-cartridge --lib holy_mapperel" \
+    "-p nes-app --lib shared_manifest_parses" "-p nes-workspace-tests --test rom_suites" \
+    "-p nes-fuzzing --lib rom_image::tests::smoke"; do
+    # shellcheck disable=SC2086
+    if NES_TEST_ROMS="$no_roms" CI=true cargo test --locked -q $test >/dev/null 2>&1; then
+        echo "error: 'cargo test $test' passed under CI without the test ROMs"
+        exit 1
+    fi
+done
+rmdir "$no_roms"
+
 echo "== cargo test, LuaJIT build of the Lua host"
 cargo test -p nes-lua --no-default-features --features luajit --locked

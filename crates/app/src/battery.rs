@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use nes::Nes;
 
+use crate::limits::{self, read_limited};
 use crate::output::{write_atomically, OutputError};
 
 /// Where a game's battery RAM lives, and whether it may be written.
@@ -66,15 +67,18 @@ impl BatterySave {
 
     /// Load the save file into the console's battery RAM, if the cartridge has a battery.
     pub fn load(&mut self, nes: &mut Nes) -> LoadOutcome {
-        if nes.battery_ram().is_none() {
+        let Some(battery_len) = nes.battery_ram().map(<[u8]>::len) else {
             return LoadOutcome::NoBattery;
-        }
-        let bytes = match std::fs::read(&self.path) {
+        };
+        // A bigger file is not this cartridge's save (and `/dev/zero` is not read for ever).
+        let bytes = match read_limited(&self.path, &limits::battery_save(battery_len)) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return LoadOutcome::NoFile,
+            Err(e) if e.is_not_found() => return LoadOutcome::NoFile,
             Err(e) => {
                 self.writable = false;
-                return LoadOutcome::Rejected(format!("cannot read {}: {e}", self.path.display()));
+                return LoadOutcome::Rejected(format!(
+                    "{e}; the file is left untouched and will not be overwritten"
+                ));
             }
         };
         match nes.load_battery_ram(&bytes) {
@@ -197,6 +201,45 @@ mod tests {
         nes.run_frame();
         assert!(!save.save(&nes).unwrap());
         assert_eq!(std::fs::read(&sav).unwrap(), b"not a save");
+    }
+
+    #[test]
+    fn an_oversized_save_is_rejected_without_reading_it_all_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let rom = dir.path().join("game.nes");
+        let sav = dir.path().join("game.sav");
+        let big = vec![0x11; 0x2000 + 1];
+        std::fs::write(&sav, &big).unwrap();
+        let mut nes = Nes::from_ines(&battery_rom()).unwrap();
+        let mut save = BatterySave::for_rom(&rom, None);
+        match save.load(&mut nes) {
+            LoadOutcome::Rejected(message) => {
+                assert!(message.contains("battery save too large"), "{message}")
+            }
+            other => panic!("expected a rejection, got {other:?}"),
+        }
+        nes.run_frame();
+        assert!(!save.save(&nes).unwrap());
+        assert_eq!(std::fs::read(&sav).unwrap(), big);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_endless_save_file_is_rejected_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let sav = dir.path().join("game.sav");
+        std::os::unix::fs::symlink("/dev/zero", &sav).unwrap();
+        let mut nes = Nes::from_ines(&battery_rom()).unwrap();
+        let mut save = BatterySave::for_rom(&dir.path().join("game.nes"), None);
+        match save.load(&mut nes) {
+            LoadOutcome::Rejected(message) => {
+                assert!(
+                    message.contains("too large: over the 8192 bytes accepted"),
+                    "{message}"
+                )
+            }
+            other => panic!("expected a rejection, got {other:?}"),
+        }
     }
 
     #[test]

@@ -26,8 +26,8 @@ pub fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
     match path {
         None => Ok(Palette::ntsc()),
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+            let bytes = crate::limits::read_limited(path, &crate::limits::PALETTE)
+                .map_err(|error| error.to_string())?;
             Palette::from_pal_bytes(&bytes).map_err(|error| format!("{}: {error}", path.display()))
         }
     }

@@ -61,6 +61,9 @@ enum Command {
         /// Run this Lua script alongside (measures the scripting and hook overhead).
         #[arg(long, value_name = "SCRIPT")]
         lua: Option<PathBuf>,
+        /// The script's watchdog, as `nes run --lua-watchdog` (measures its cost); default off.
+        #[arg(long, value_name = "SECONDS", requires = "lua", value_parser = nes_lua::parse_watchdog_seconds)]
+        lua_watchdog: Option<f64>,
     },
     /// Run the public test-ROM suite described by a MANIFEST.toml.
     TestRoms(TestRomsArgs),
@@ -75,21 +78,17 @@ enum Command {
     SweepWorker,
 }
 
-fn sweep_command(args: &SweepArgs) -> Result<ExitCode, String> {
+fn sweep_command(args: &SweepArgs) -> Result<u8, String> {
     let program = std::env::current_exe()
         .map_err(|e| format!("cannot find this program to start sweep workers: {e}"))?;
     let options = SweepOptions::from_args(args, program)?;
     let report = sweep::run_sweep(&options)?;
-    print!("{}", sweep::summary(&report, &options.out));
+    nes_app::out!("{}", sweep::summary(&report, &options.out));
     let changed = report
         .compare
         .as_ref()
         .is_some_and(sweep::CompareReport::has_changes);
-    Ok(if changed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(u8::from(changed))
 }
 
 fn parse_hex_u16(text: &str) -> Result<u16, String> {
@@ -103,7 +102,8 @@ fn load(rom: &Path) -> Result<Nes, String> {
 
 /// Load a ROM and power the console on, also returning the file's bytes.
 fn load_with_image(rom: &Path, power_on: nes::PowerOn) -> Result<(Nes, Vec<u8>), String> {
-    let bytes = std::fs::read(rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
+    let bytes =
+        nes_app::limits::read_limited(rom, &nes_app::limits::ROM).map_err(|e| e.to_string())?;
     let cart = nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
     let nes = Nes::with_power_on(cart, power_on);
     if let Some(title) = nes.rom_info().known_title {
@@ -125,20 +125,33 @@ fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), String> 
         regs.s = 0xFD;
         nes.set_cpu_registers(regs);
     }
+    // Printed in chunks as it goes, stopping when the reader has gone (`| head`).
     let mut out = String::new();
     for _ in 0..lines {
         out.push_str(&nes.trace_line());
         out.push('\n');
+        if out.len() >= 64 * 1024 {
+            if !nes_app::out!("{out}") {
+                return Ok(());
+            }
+            out.clear();
+        }
         if nes.jammed_at().is_some() {
             break;
         }
         nes.step_instruction();
     }
-    print!("{out}");
+    nes_app::out!("{out}");
     Ok(())
 }
 
-fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(), String> {
+fn bench(
+    rom: &Path,
+    frames: u64,
+    runs: usize,
+    lua: Option<&Path>,
+    watchdog: Option<f64>,
+) -> Result<(), String> {
     let (fresh, image) = load_with_image(rom, nes::PowerOn::HARDWARE)?;
     let mut rates = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
@@ -154,6 +167,7 @@ fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(),
                 };
                 let mut host =
                     nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
+                host.set_watchdog(nes_lua::watchdog_limit(watchdog.unwrap_or(0.0))?);
                 host.start(&mut nes);
                 Some(host)
             }
@@ -178,7 +192,7 @@ fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(),
     }
     rates.sort_by(f64::total_cmp);
     let median = rates[rates.len() / 2];
-    println!(
+    nes_app::outln!(
         "{}: {frames} frames x {} runs, median {median:.0} frames/s ({:.1} us/frame)",
         rom.display(),
         rates.len(),
@@ -187,7 +201,24 @@ fn bench(rom: &Path, frames: u64, runs: usize, lua: Option<&Path>) -> Result<(),
     Ok(())
 }
 
+/// The exit status: the command's, or [`nes_app::stdout::CLOSED_PIPE_STATUS`] (141) when
+/// stdout's reader went away (`nes trace ROM | head -1`) and the command did not fail
+/// otherwise, or 2 when stdout could not be written (see `nes_app::stdout`).
 fn main() -> ExitCode {
+    let status = command_status();
+    let status = match nes_app::stdout::finish() {
+        _ if status == 2 => status,
+        nes_app::stdout::StdoutState::Ok => status,
+        nes_app::stdout::StdoutState::Closed => nes_app::stdout::CLOSED_PIPE_STATUS,
+        nes_app::stdout::StdoutState::Failed(message) => {
+            eprintln!("error: cannot write to standard output: {message}");
+            2
+        }
+    };
+    ExitCode::from(status)
+}
+
+fn command_status() -> u8 {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run {
@@ -198,7 +229,7 @@ fn main() -> ExitCode {
             state,
             lua,
         } => match run::run(&rom, frames, &input, &output, &state, &lua) {
-            Ok(status) => return ExitCode::from(status),
+            Ok(status) => return status,
             Err(e) => Err(e),
         },
         Command::Play(args) => play::run(&args),
@@ -212,23 +243,24 @@ fn main() -> ExitCode {
             frames,
             runs,
             lua,
-        } => bench(&rom, frames, runs, lua.as_deref()),
+            lua_watchdog,
+        } => bench(&rom, frames, runs, lua.as_deref(), lua_watchdog),
         Command::Sweep(args) => match sweep_command(&args) {
             Ok(code) => return code,
             Err(e) => Err(e),
         },
         Command::SweepWorker => sweep::worker_main(),
-        Command::TestRoms(args) => match test_roms::run(&args, &mut std::io::stdout().lock()) {
-            Ok(true) => return ExitCode::SUCCESS,
-            Ok(false) => return ExitCode::FAILURE,
+        Command::TestRoms(args) => match test_roms::run(&args, &mut nes_app::stdout::Stdout) {
+            Ok(true) => return 0,
+            Ok(false) => return 1,
             Err(e) => Err(e.to_string()),
         },
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(message) => {
             eprintln!("error: {message}");
-            ExitCode::from(2)
+            2
         }
     }
 }

@@ -11,6 +11,7 @@ use nes::input_schedule::{InputSchedule, ScheduledPress};
 use nes::{Buttons, Nes, Palette, PowerOn, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::capture::{self, FrameList};
+use nes_app::limits;
 use nes_app::output::{self, AtomicFile};
 use nes_app::power_on::PowerOnArgs;
 use sha1::{Digest, Sha1};
@@ -52,6 +53,11 @@ pub(crate) struct RunLua {
     /// The script's start-up argument (Lua global `arg`).
     #[arg(long, value_name = "TEXT", requires = "lua")]
     pub(crate) lua_arg: Option<String>,
+    /// Stop the script (with a `lua error:`; the run goes on) when it runs this long without
+    /// yielding to the emulator (emu.frameadvance() or the end of a callback). Default 0:
+    /// never, as in FCEUX, where such a script freezes the emulator.
+    #[arg(long, value_name = "SECONDS", requires = "lua", value_parser = nes_lua::parse_watchdog_seconds)]
+    pub(crate) lua_watchdog: Option<f64>,
 }
 
 /// Files `nes run` can write.
@@ -144,8 +150,7 @@ enum InputSource {
 impl InputSource {
     fn from_args(input: &RunInput) -> Result<InputSource, String> {
         if let Some(path) = &input.movie {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes = limits::read_limited(path, &limits::MOVIE).map_err(|e| e.to_string())?;
             // Comments and file names in old movies may be in a legacy 8-bit encoding.
             let text = String::from_utf8_lossy(&bytes);
             let movie = Movie::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -153,8 +158,8 @@ impl InputSource {
         }
         let mut schedule = InputSchedule::new();
         if let Some(path) = &input.input {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = limits::read_text_limited(path, &limits::INPUT_SCHEDULE)
+                .map_err(|e| e.to_string())?;
             schedule =
                 InputSchedule::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
@@ -275,13 +280,14 @@ fn start_lua(
         palette: palette.clone(),
     };
     let mut host = nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
+    host.set_watchdog(nes_lua::watchdog_limit(lua.lua_watchdog.unwrap_or(0.0))?);
     // Each line as it is printed: a script that prints and then hangs or quits loses nothing.
     host.set_print_sink(|line| {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(line);
-        let _ = out.write_all(b"\n");
-        let _ = out.flush();
+        let mut text = Vec::with_capacity(line.len() + 1);
+        text.extend_from_slice(line);
+        text.push(b'\n');
+        nes_app::stdout::write_bytes(&text);
+        nes_app::stdout::flush();
     });
     Ok(Some(host))
 }
@@ -390,11 +396,15 @@ pub(crate) fn run(
             LoadOutcome::NoBattery | LoadOutcome::NoFile => {}
         }
     }
+    // The host's audio rate is set before a state is loaded: a state made at the same rate
+    // then keeps its resampler and the audio continues bit for bit.
+    if output.wav.is_some() {
+        nes.set_audio_sample_rate(output.sample_rate);
+    }
     // The state is loaded after the battery save: its own copy of the cartridge RAM wins.
     let mut frame = 0u64;
     if let Some(path) = &state.load_state {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = limits::read_limited(path, &limits::SAVE_STATE).map_err(|e| e.to_string())?;
         nes.load_state(&bytes)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         frame = nes.frame_count();
@@ -406,9 +416,6 @@ pub(crate) fn run(
         }
     }
     let mut audio = Vec::new();
-    if output.wav.is_some() {
-        nes.set_audio_sample_rate(output.sample_rate);
-    }
     let mut recorded = Vec::new();
     let mut ram = [0u8; 0x800];
     let mut ignored_commands = Commands::empty();
@@ -505,7 +512,7 @@ pub(crate) fn run(
                         &palette,
                     )
                     .map_err(|e| e.to_string())?;
-                    println!(
+                    nes_app::outln!(
                         "capture f{frame}: sha256 {} ({}, {})",
                         files.sha256,
                         files.png.display(),
@@ -541,12 +548,12 @@ pub(crate) fn run(
         frame_hash.update(pixel.to_le_bytes());
     }
     let ram: Vec<u8> = (0..0x800).map(|addr| nes.peek(addr)).collect();
-    println!("frames: {frame}");
-    println!("frame sha1: {}", hex(&frame_hash.finalize()));
-    println!("ram sha1: {}", hex(&Sha1::digest(&ram)));
-    println!("lag frames: {}", nes.lag_count());
+    nes_app::outln!("frames: {frame}");
+    nes_app::outln!("frame sha1: {}", hex(&frame_hash.finalize()));
+    nes_app::outln!("ram sha1: {}", hex(&Sha1::digest(&ram)));
+    nes_app::outln!("lag frames: {}", nes.lag_count());
     if let Some(pc) = nes.jammed_at() {
-        println!("cpu jammed at ${pc:04X}");
+        nes_app::outln!("cpu jammed at ${pc:04X}");
     }
     if let Some(battery) = &mut battery {
         if battery.save(&nes).map_err(|e| e.to_string())? {
@@ -555,7 +562,7 @@ pub(crate) fn run(
     }
     if let Some(path) = &state.save_state {
         output::write_atomically(path, &nes.save_state()).map_err(|e| e.to_string())?;
-        println!("state: {} (frame {})", path.display(), nes.frame_count());
+        nes_app::outln!("state: {} (frame {})", path.display(), nes.frame_count());
     }
     if let Some(path) = &output.screenshot {
         let mut rgba = nes.frame_rgba(&palette);
@@ -564,7 +571,7 @@ pub(crate) fn run(
         }
         output::save_png(path, &rgba, SCREEN_WIDTH as u32, SCREEN_HEIGHT as u32)
             .map_err(|e| e.to_string())?;
-        println!("screenshot: {}", path.display());
+        nes_app::outln!("screenshot: {}", path.display());
     }
     // The script ends with the run (registerexit runs); after the screenshot, which shows its
     // overlay.
@@ -576,11 +583,11 @@ pub(crate) fn run(
     }
     if let Some(path) = &output.wav {
         output::save_wav(path, &audio, output.sample_rate).map_err(|e| e.to_string())?;
-        println!("audio: {} ({} samples)", path.display(), audio.len());
+        nes_app::outln!("audio: {} ({} samples)", path.display(), audio.len());
     }
     if let Some(log) = ram_log {
         let (path, bytes) = log.finish()?;
-        println!("ram log: {} ({bytes} bytes)", path.display());
+        nes_app::outln!("ram log: {} ({bytes} bytes)", path.display());
     }
     if let Some(path) = &input.record {
         let origin = match &source {
@@ -591,7 +598,7 @@ pub(crate) fn run(
         };
         let movie = recorded_movie(rom, md5, origin, first_power_on.ram, recorded);
         output::write_atomically(path, movie.to_fm2().as_bytes()).map_err(|e| e.to_string())?;
-        println!(
+        nes_app::outln!(
             "recorded: {} ({} frames)",
             path.display(),
             movie.frames.len()

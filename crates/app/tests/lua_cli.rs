@@ -125,3 +125,62 @@ fn a_missing_script_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/x.lua"));
 }
+
+#[test]
+fn the_lua_watchdog_stops_an_endless_script_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let rom = write(dir.path(), "game.nes", &pad_rom());
+    let script = write(
+        dir.path(),
+        "stuck.lua",
+        b"emu.frameadvance()\nwhile true do end\n",
+    );
+    let out = nes(&[
+        "run",
+        rom.to_str().unwrap(),
+        "--frames",
+        "5",
+        "--lua",
+        script.to_str().unwrap(),
+        "--lua-watchdog",
+        "0.2",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let expected = format!(
+        "lua error: {}:2: stopped by the watchdog: the script ran for 0.2 s without yielding",
+        std::path::absolute(&script).unwrap().display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("frames: 5"));
+    // Bad values are refused by name.
+    let out = nes(&[
+        "run",
+        rom.to_str().unwrap(),
+        "--lua",
+        script.to_str().unwrap(),
+        "--lua-watchdog=-1",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--lua-watchdog") && stderr.contains("positive number of seconds"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_endless_script_file_is_refused_as_too_large() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rom = write(dir.path(), "game.nes", &pad_rom());
+    let out = nes(&["run", rom.to_str().unwrap(), "--lua", "/dev/zero"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot read /dev/zero: script too large (over 64 MiB)"),
+        "{stderr}"
+    );
+}

@@ -275,3 +275,55 @@ fn errors_caught_by_pcall_and_os_exit() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_watchdog_stops_endless_loops_everywhere_and_the_run_goes_on() {
+    let Some(binary) = release_binary() else {
+        assert!(std::env::var_os("CI").is_none(), "no release binary");
+        eprintln!("SKIPPED: no release binary");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (name, script, line) in [
+        ("main_chunk", "emu.frameadvance()\nwhile true do end\n", 2),
+        (
+            "memory_hook",
+            "memory.registerexec(0x8000, 0x8000, function()\n  while true do end\nend)\n",
+            2,
+        ),
+        (
+            "registerbefore",
+            "emu.registerbefore(function()\n  while true do end\nend)\n",
+            2,
+        ),
+        (
+            "pcall_in_a_loop",
+            "while true do\n  pcall(function() while true do end end)\nend\n",
+            2,
+        ),
+    ] {
+        let path = dir.path().join(format!("{name}.lua"));
+        std::fs::write(&path, script).unwrap();
+        let output = Command::new(&binary)
+            .arg("run")
+            .arg(probe_rom())
+            .args(["--frames", FRAMES, "--lua-watchdog", "0.2", "--lua"])
+            .arg(&path)
+            .output()
+            .expect("the release binary runs");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        let expected = format!(
+            "lua error: {}:{line}: stopped by the watchdog",
+            std::path::absolute(&path).unwrap().display()
+        );
+        assert_eq!(output.status.code(), Some(0), "{name}: {stderr}");
+        assert!(stderr.contains(&expected), "{name}: {stderr}");
+        assert!(
+            stdout.contains(&format!("frames: {FRAMES}")),
+            "{name}: {stdout}"
+        );
+    }
+}

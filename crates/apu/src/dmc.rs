@@ -4,6 +4,7 @@
 //! unit serves by halting the CPU and reading the byte, then hands it back (`dma_complete`).
 
 use crate::channel_state::{table_index, DmcState};
+use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// NTSC rates in CPU cycles (the timer counts half as many APU cycles).
@@ -109,6 +110,47 @@ impl Dmc {
         } else if !enabled {
             self.load_armed = false;
         }
+    }
+
+    /// Checks the DMC decoded from a save state (see `Apu::validate_state`): the rate is one
+    /// of the table's, the level 7-bit, the sample registers what $4012/$4013 can set, the
+    /// memory reader inside $8000-$FFFF with at most one whole sample left, the bit counter
+    /// 1-8 (it is decremented before its test for 0), and the DMA request flag the AND of
+    /// its inputs.
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        if !DMC_RATES.contains(&self.rate) {
+            return Err(format!(
+                "APU DMC rate {} is not one of the channel's rates {DMC_RATES:?}",
+                self.rate
+            ));
+        }
+        check_range("APU DMC output level", self.output_level, 0..=0x7F)?;
+        if self.sample_start < 0xC000 || self.sample_start & 0x3F != 0 {
+            return Err(format!(
+                "APU DMC sample address ${:04X} is not one $4012 can set ($C000-$FFC0 in \
+                 steps of $40)",
+                self.sample_start
+            ));
+        }
+        let longest = (0xFF << 4) | 1;
+        if self.sample_length > longest || self.sample_length & 0xF != 1 {
+            return Err(format!(
+                "APU DMC sample length {} is not one $4013 can set (1-{longest} in steps of \
+                 16)",
+                self.sample_length
+            ));
+        }
+        check_range(
+            "APU DMC sample address",
+            self.current_address,
+            0x8000..=0xFFFF,
+        )?;
+        check_range("APU DMC bytes remaining", self.bytes_remaining, 0..=longest)?;
+        check_range("APU DMC bits remaining", self.bits_remaining, 1..=8)?;
+        check_consistent(
+            self.dma_wanted == (self.dma_request & self.dma_gate),
+            "APU DMC DMA request",
+        )
     }
 
     fn restart_sample(&mut self) {
@@ -493,5 +535,50 @@ mod tests {
         assert_eq!(dmc.timer_period(), 54);
         dmc.write(0, 0x09);
         assert_eq!(dmc.timer_period(), 160);
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let mut dmc = Dmc::new();
+        for (register, value) in [(0, 0x4F), (1, 0x40), (2, 0x10), (3, 0x02)] {
+            dmc.write(register, value);
+        }
+        dmc.set_enabled(true);
+        assert_eq!(dmc.validate_state(), Ok(()));
+        type Edit = fn(&mut Dmc);
+        let cases: [(Edit, &str); 6] = [
+            // Decremented before its test for 0: 0 would underflow.
+            (
+                |d| d.bits_remaining = 0,
+                "APU DMC bits remaining 0 is out of range 1..=8",
+            ),
+            (
+                |d| d.current_address = 0x2007,
+                "APU DMC sample address 8199 is out of range 32768..=65535",
+            ),
+            (
+                |d| d.rate = 0,
+                "APU DMC rate 0 is not one of the channel's rates [428, 380, 340, 320, 286, \
+                 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54]",
+            ),
+            (
+                |d| d.sample_start = 0xC001,
+                "APU DMC sample address $C001 is not one $4012 can set ($C000-$FFC0 in steps \
+                 of $40)",
+            ),
+            (
+                |d| d.output_level = 200,
+                "APU DMC output level 200 is out of range 0..=127",
+            ),
+            (
+                |d| d.dma_wanted = !d.dma_wanted,
+                "APU DMC DMA request is inconsistent",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut edited = dmc.clone();
+            edit(&mut edited);
+            assert_eq!(edited.validate_state(), Err(message.to_string()));
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Envelope generator of the pulse and noise channels (NESdev "APU Envelope").
 
+use crate::check_range;
 use borsh::{BorshDeserialize, BorshSerialize};
 
 #[derive(Clone, Debug, Default, BorshSerialize, BorshDeserialize)]
@@ -44,6 +45,22 @@ impl Envelope {
         } else {
             self.divider -= 1;
         }
+    }
+
+    /// Checks an envelope decoded from a save state (see `Apu::validate_state`): its 4-bit
+    /// fields. `channel` names the channel it belongs to.
+    pub(crate) fn validate_state(&self, channel: &str) -> Result<(), String> {
+        check_range(
+            &format!("{channel} envelope parameter"),
+            self.parameter,
+            0..=15,
+        )?;
+        check_range(&format!("{channel} envelope divider"), self.divider, 0..=15)?;
+        check_range(
+            &format!("{channel} envelope decay level"),
+            self.decay_level,
+            0..=15,
+        )
     }
 
     #[inline]
@@ -104,5 +121,34 @@ mod tests {
         }
         envelope.clock();
         assert_eq!(envelope.volume(), 15);
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let mut envelope = Envelope::default();
+        envelope.write_control(0x2B);
+        envelope.restart();
+        envelope.clock();
+        assert_eq!(envelope.validate_state("E"), Ok(()));
+        type Edit = fn(&mut Envelope);
+        let cases: [(Edit, &str); 3] = [
+            (
+                |e| e.parameter = 16,
+                "E envelope parameter 16 is out of range 0..=15",
+            ),
+            (
+                |e| e.divider = 200,
+                "E envelope divider 200 is out of range 0..=15",
+            ),
+            (
+                |e| e.decay_level = 16,
+                "E envelope decay level 16 is out of range 0..=15",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut edited = envelope.clone();
+            edit(&mut edited);
+            assert_eq!(edited.validate_state("E"), Err(message.to_string()));
+        }
     }
 }

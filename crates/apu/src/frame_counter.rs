@@ -9,6 +9,7 @@
 //! 5-step mode: 7457, 14913, 22371, (nothing at 29829), quarter+half at 37281; restarts after
 //! 37282.
 
+use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Ticks from a step to the next one, per mode (index = step number, 0..=5).
@@ -133,6 +134,43 @@ impl FrameCounter {
         }
         self.pending_write = Some(value);
         self.apply_tick = tick + u64::from(delay.max(1)) - 1;
+    }
+
+    /// Checks a frame counter decoded from a save state against the APU's tick `now` (see
+    /// `Apu::validate_state`): the step indexes the step tables, the next step is at most a
+    /// step's length away, a pending $4017 write lands within `max_write_delay` ticks and
+    /// only then has a landing tick, and the clock suppression lasts at most its two ticks.
+    pub(crate) fn validate_state(&self, now: u64, max_write_delay: u8) -> Result<(), String> {
+        let last_step = STEP_LENGTHS[0].len() - 1;
+        check_range("APU frame counter step", self.step, 0..=last_step)?;
+        let longest_step = STEP_LENGTHS
+            .iter()
+            .flatten()
+            .copied()
+            .chain([FIRST_STEP])
+            .max()
+            .unwrap_or(FIRST_STEP);
+        check_range(
+            "APU frame counter next step tick",
+            self.next_step_tick,
+            0..=now + u64::from(longest_step),
+        )?;
+        match self.pending_write {
+            Some(_) => check_range(
+                "APU frame counter $4017 write landing tick",
+                self.apply_tick,
+                0..=now + u64::from(max_write_delay),
+            )?,
+            None => check_consistent(
+                self.apply_tick == u64::MAX,
+                "APU frame counter $4017 write landing tick",
+            )?,
+        }
+        check_range(
+            "APU frame counter clock suppression tick",
+            self.clocks_allowed_from,
+            0..=now + 2,
+        )
     }
 
     /// The frame IRQ flag as it drives the /IRQ line: the inhibit bit gates the output only.
@@ -331,5 +369,39 @@ mod tests {
         assert_eq!(counter.reset(40001), FrameClocks::NONE);
         let (_, _, irqs) = events(&mut counter, 40002, 40001 + 29830);
         assert_eq!(irqs, [40001 + 29828, 40001 + 29829, 40001 + 29830]);
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let mut counter = FrameCounter::new(-2);
+        counter.write(0x80, 10, 4);
+        assert_eq!(counter.validate_state(10, 4), Ok(()));
+        type Edit = fn(&mut FrameCounter);
+        let cases: [(Edit, &str); 4] = [
+            (
+                |c| c.step = 6,
+                "APU frame counter step 6 is out of range 0..=5",
+            ),
+            (
+                |c| c.apply_tick = 1_000,
+                "APU frame counter $4017 write landing tick 1000 is out of range 0..=14",
+            ),
+            (
+                |c| {
+                    c.pending_write = None;
+                    c.apply_tick = 12;
+                },
+                "APU frame counter $4017 write landing tick is inconsistent",
+            ),
+            (
+                |c| c.next_step_tick = 1 << 40,
+                "APU frame counter next step tick 1099511627776 is out of range 0..=7468",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut edited = counter.clone();
+            edit(&mut edited);
+            assert_eq!(edited.validate_state(10, 4), Err(message.to_string()));
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! written on the cycle the counter is clocked is dropped when the clock changed the counter
 //! (i.e. the counter was non-zero and not halted).
 
+use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Length values selected by bits 3-7 of $4003/$4007/$400B/$400F.
@@ -77,6 +78,30 @@ impl LengthCounter {
         if self.counter != 0 && !self.halted {
             self.counter -= 1;
         }
+    }
+
+    /// Checks a length counter decoded from a save state (see `Apu::validate_state`):
+    /// `channel` names its channel. The counter only ever holds table values and what
+    /// counting down from them leaves (at most 254), a pending reload is a table value, and a
+    /// disabled channel's counter is 0 with no reload pending.
+    pub(crate) fn validate_state(&self, channel: &str) -> Result<(), String> {
+        let most = LENGTH_TABLE.iter().copied().max().unwrap_or(0);
+        check_range(&format!("{channel} length counter"), self.counter, 0..=most)?;
+        check_range(
+            &format!("{channel} length counter at the reload write"),
+            self.counter_at_reload_write,
+            0..=most,
+        )?;
+        if self.pending_reload != 0 && !LENGTH_TABLE.contains(&self.pending_reload) {
+            return Err(format!(
+                "{channel} pending length reload {} is not a length table value",
+                self.pending_reload
+            ));
+        }
+        check_consistent(
+            self.enabled || (self.counter == 0 && self.pending_reload == 0),
+            &format!("{channel} length counter of a disabled channel"),
+        )
     }
 
     /// End of the tick that followed a register write: apply buffered halt/reload.
@@ -199,5 +224,39 @@ mod tests {
         assert_eq!(length.value(), 9);
         length.clock();
         assert_eq!(length.value(), 8);
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let mut length = enabled_counter();
+        length.load(1);
+        assert_eq!(length.validate_state("L"), Ok(()));
+        type Edit = fn(&mut LengthCounter);
+        let cases: [(Edit, &str); 4] = [
+            (
+                |l| l.counter = 255,
+                "L length counter 255 is out of range 0..=254",
+            ),
+            (
+                |l| l.pending_reload = 11,
+                "L pending length reload 11 is not a length table value",
+            ),
+            (
+                |l| l.counter_at_reload_write = 255,
+                "L length counter at the reload write 255 is out of range 0..=254",
+            ),
+            (
+                |l| {
+                    l.set_enabled(false);
+                    l.counter = 3;
+                },
+                "L length counter of a disabled channel is inconsistent",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut edited = length.clone();
+            edit(&mut edited);
+            assert_eq!(edited.validate_state("L"), Err(message.to_string()));
+        }
     }
 }

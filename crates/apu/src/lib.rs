@@ -6,6 +6,9 @@
 //! cycle N. The first tick after power-on is CPU cycle 0. CPU cycle N is a DMA "get" cycle
 //! (first half of an APU cycle) when `N % 2 == GET_CYCLE_PARITY`, otherwise a "put" cycle.
 
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
 use borsh::{BorshDeserialize, BorshSerialize};
 mod channel_state;
 mod dmc;
@@ -61,6 +64,43 @@ pub const NTSC_CPU_HZ: f64 = 39_375_000.0 / 22.0;
 
 /// Tick number meaning "not scheduled".
 const NEVER: u64 = u64::MAX;
+
+/// The largest tick count a save state may hold: 2^62 CPU cycles is over 80,000 years of
+/// emulation, so no real state comes near it, and the event arithmetic (`now + period`) keeps
+/// plenty of room above it.
+const MAX_STATE_CYCLE: u64 = 1 << 62;
+
+/// Ticks ahead of the current one that a timer can be scheduled: the longest period of any
+/// APU timer (the frame counter's 7458-tick step) with margin. A loaded state's timers must be
+/// unscheduled or within this of its cycle.
+const MAX_TIMER_LEAD: u64 = 8192;
+
+/// Checks a field of a loaded state (see [`Apu::validate_state`]): the error names the field,
+/// its value and its range.
+pub(crate) fn check_range<T: PartialOrd + Display>(
+    field: &str,
+    value: T,
+    range: RangeInclusive<T>,
+) -> Result<(), String> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field} {value} is out of range {}..={}",
+            range.start(),
+            range.end()
+        ))
+    }
+}
+
+/// Checks that a boolean fact of a loaded state holds; `what` says what it is about.
+pub(crate) fn check_consistent(holds: bool, what: &str) -> Result<(), String> {
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("{what} is inconsistent"))
+    }
+}
 
 /// The 2A03 APU.
 ///
@@ -209,7 +249,52 @@ impl Apu {
         if self.cycle >= self.next_event {
             self.run_events();
         }
-        self.cycle += 1;
+        // Never near the wrap (see `MAX_STATE_CYCLE`); wrapping keeps debug and release alike.
+        self.cycle = self.cycle.wrapping_add(1);
+    }
+
+    /// Checks an APU decoded from a save state before a console accepts it: every field lies
+    /// in the range the chip can reach (table indices, counters, periods, addresses), the
+    /// values derived from others agree with them, and every timer is unscheduled or due
+    /// within its longest period. Err names the first field out of range. Loading only: the
+    /// running APU never needs it.
+    pub fn validate_state(&self) -> Result<(), String> {
+        let now = self.cycle;
+        check_range("APU cycle", now, 0..=MAX_STATE_CYCLE)?;
+        self.pulse1.validate_state("APU pulse 1", true)?;
+        self.pulse2.validate_state("APU pulse 2", false)?;
+        self.triangle.validate_state()?;
+        self.noise.validate_state()?;
+        self.dmc.validate_state()?;
+        let longest_write_delay = FRAME_COUNTER_WRITE_DELAY_GET.max(FRAME_COUNTER_WRITE_DELAY_PUT);
+        self.frame_counter
+            .validate_state(now, longest_write_delay)?;
+        let timers = [
+            ("pulse 1 timer", self.pulse1_next),
+            ("pulse 2 timer", self.pulse2_next),
+            ("triangle timer", self.triangle_next),
+            ("noise timer", self.noise_next),
+            ("DMC timer", self.dmc_next),
+            ("DMC enable", self.dmc_gate_tick),
+            ("frame IRQ acknowledge", self.frame_irq_clear_tick),
+        ];
+        for (name, tick) in timers {
+            if tick != NEVER && tick > now + MAX_TIMER_LEAD {
+                return Err(format!(
+                    "APU {name} tick {tick} is out of range (unscheduled, or 0..={})",
+                    now + MAX_TIMER_LEAD
+                ));
+            }
+        }
+        let earliest = timers
+            .iter()
+            .map(|&(_, tick)| tick)
+            .fold(self.frame_counter.next_event(), u64::min);
+        // A later `next_event` would skip timers that are due (it is the earliest of them, or
+        // earlier after a register access).
+        check_range("APU next event tick", self.next_event, 0..=earliest)?;
+        check_range("APU last DMC fetch tick", self.dmc_fetch_tick, 0..=now)?;
+        self.resampler.validate_state(now)
     }
 
     /// Everything due on tick `self.cycle`, in the hardware's order within a cycle: channel
@@ -536,7 +621,14 @@ impl Apu {
         self.resampler.sample_rate()
     }
 
+    /// Set the output rate (0 turns audio off). Setting the rate already in use changes
+    /// nothing: a host that sets its rate after loading a save state keeps the restored
+    /// resampler, so the audio continues bit for bit instead of restarting its filters and
+    /// its sample phase.
     pub fn set_sample_rate(&mut self, hz: u32) {
+        if Resampler::effective_rate(hz) == self.sample_rate() {
+            return;
+        }
         let level = self.current_level();
         self.resampler.set_sample_rate(hz, self.cycle, level);
         self.touch();

@@ -1,6 +1,7 @@
 //! Noise channel (NESdev "APU Noise").
 
 use crate::channel_state::{table_index, NoiseState};
+use crate::check_range;
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
 use borsh::{BorshDeserialize, BorshSerialize};
@@ -55,6 +56,19 @@ impl Noise {
     #[inline]
     pub(crate) fn timer_period(&self) -> u64 {
         u64::from(self.period)
+    }
+
+    /// Checks the noise channel decoded from a save state (see `Apu::validate_state`).
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        if !NOISE_PERIODS.contains(&self.period) {
+            return Err(format!(
+                "APU noise period {} is not one of the channel's periods {NOISE_PERIODS:?}",
+                self.period
+            ));
+        }
+        check_range("APU noise shift register", self.shift_register, 0..=0x7FFF)?;
+        self.envelope.validate_state("APU noise")?;
+        self.length.validate_state("APU noise")
     }
 
     /// Timer expiry: clock the shift register.
@@ -159,5 +173,32 @@ mod tests {
         assert_eq!(noise.output(), 15);
         noise.shift_register = 0x11;
         assert_eq!(noise.output(), 0, "bit 0 set mutes");
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let mut noise = Noise::new();
+        noise.length.set_enabled(true);
+        for (register, value) in [(0, 0x25), (2, 0x83), (3, 0x10)] {
+            noise.write(register, value);
+        }
+        assert_eq!(noise.validate_state(), Ok(()));
+        type Edit = fn(&mut Noise);
+        let cases: [(Edit, &str); 2] = [
+            (
+                |n| n.period = 5,
+                "APU noise period 5 is not one of the channel's periods [4, 8, 16, 32, 64, \
+                 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068]",
+            ),
+            (
+                |n| n.shift_register = 0x8000,
+                "APU noise shift register 32768 is out of range 0..=32767",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut edited = noise.clone();
+            edit(&mut edited);
+            assert_eq!(edited.validate_state(), Err(message.to_string()));
+        }
     }
 }

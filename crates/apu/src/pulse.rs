@@ -3,6 +3,7 @@
 use crate::channel_state::PulseState;
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
+use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Duty waveforms indexed by the sequencer position. The sequencer counts *down*
@@ -116,8 +117,13 @@ impl Pulse {
         }
     }
 
+    /// Whether the sweep unit mutes the channel with its registers as they are.
+    fn sweep_mutes(&self) -> bool {
+        self.period < 8 || self.sweep_target() > 0x7FF
+    }
+
     fn update_sweep_mute(&mut self) {
-        self.sweep_muted = self.period < 8 || self.sweep_target() > 0x7FF;
+        self.sweep_muted = self.sweep_mutes();
     }
 
     /// Half-frame clock of the sweep unit.
@@ -152,6 +158,37 @@ impl Pulse {
     /// Reset button: the sequencer position is cleared (Quietust's reset trace).
     pub(crate) fn reset(&mut self) {
         self.sequence_position = 0;
+    }
+
+    /// Checks a pulse channel decoded from a save state (see `Apu::validate_state`); `name`
+    /// says which one, `is_pulse1` whether it is the channel with the one's-complement sweep.
+    pub(crate) fn validate_state(&self, name: &str, is_pulse1: bool) -> Result<(), String> {
+        check_range(
+            &format!("{name} negate adjustment"),
+            self.negate_extra,
+            u16::from(is_pulse1)..=u16::from(is_pulse1),
+        )?;
+        check_range(&format!("{name} duty"), self.duty, 0..=3)?;
+        check_range(
+            &format!("{name} sequencer position"),
+            self.sequence_position,
+            0..=7,
+        )?;
+        check_range(&format!("{name} period"), self.period, 0..=0x7FF)?;
+        check_range(
+            &format!("{name} sweep period"),
+            self.sweep_divider_period,
+            0..=7,
+        )?;
+        check_range(&format!("{name} sweep shift"), self.sweep_shift, 0..=7)?;
+        check_range(&format!("{name} sweep divider"), self.sweep_divider, 0..=7)?;
+        // `sweep_target` needs the period and shift in range: checked just above.
+        check_consistent(
+            self.sweep_mutes() == self.sweep_muted,
+            &format!("{name} sweep mute flag"),
+        )?;
+        self.envelope.validate_state(name)?;
+        self.length.validate_state(name)
     }
 
     pub(crate) fn state(&self) -> PulseState {
@@ -281,6 +318,53 @@ mod tests {
         for _ in 0..8 {
             assert_eq!(pulse.output(), 0);
             pulse.step();
+        }
+    }
+
+    /// A playing pulse channel (period $240, sweep on), as a game would set it.
+    fn playing(is_pulse1: bool) -> Pulse {
+        let mut pulse = Pulse::new(is_pulse1);
+        pulse.length.set_enabled(true);
+        for (register, value) in [(0, 0xBF), (1, 0xA3), (2, 0x40), (3, 0x0A)] {
+            pulse.write(register, value);
+        }
+        pulse.length.commit();
+        pulse
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        assert_eq!(playing(true).validate_state("P", true), Ok(()));
+        type Edit = fn(&mut Pulse);
+        let cases: [(Edit, &str); 6] = [
+            // `period >> sweep_shift` would overflow the shift.
+            (
+                |p| p.sweep_shift = 9,
+                "P sweep shift 9 is out of range 0..=7",
+            ),
+            (|p| p.duty = 4, "P duty 4 is out of range 0..=3"),
+            (
+                |p| p.sequence_position = 8,
+                "P sequencer position 8 is out of range 0..=7",
+            ),
+            // `period + change` would overflow.
+            (
+                |p| p.period = 0xFFFF,
+                "P period 65535 is out of range 0..=2047",
+            ),
+            (
+                |p| p.negate_extra = 0,
+                "P negate adjustment 0 is out of range 1..=1",
+            ),
+            (
+                |p| p.sweep_muted = !p.sweep_muted,
+                "P sweep mute flag is inconsistent",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut pulse = playing(true);
+            edit(&mut pulse);
+            assert_eq!(pulse.validate_state("P", true), Err(message.to_string()));
         }
     }
 }

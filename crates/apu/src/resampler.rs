@@ -249,28 +249,102 @@ impl Resampler {
         self.sample_rate != 0
     }
 
+    /// The rate `set_sample_rate(hz)` configures: 0 (off), or `hz` kept in a range where
+    /// the buffer size and filters stay sensible.
+    pub(crate) fn effective_rate(hz: u32) -> u32 {
+        if hz == 0 {
+            0
+        } else {
+            hz.clamp(4_000, 384_000)
+        }
+    }
+
     /// (Re)configure; `now` is the current CPU cycle and `level` the current mixer output.
     pub(crate) fn set_sample_rate(&mut self, hz: u32, now: u64, level: f32) {
-        // Keep the rate in a range where the buffer size and filters stay sensible.
-        let hz = if hz == 0 { 0 } else { hz.clamp(4_000, 384_000) };
+        let hz = Self::effective_rate(hz);
         self.sample_rate = hz;
         if hz == 0 {
             self.deltas = Vec::new();
             return;
         }
-        let rate = f64::from(hz);
-        self.samples_per_cycle = (rate / CPU_CLOCK_HZ * (1u64 << FRACTION_BITS) as f64) as u64;
+        self.samples_per_cycle = Self::samples_per_cycle_at(hz);
         self.deltas = vec![0.0; (hz / BUFFER_SECONDS_DIVISOR) as usize + KERNEL_TAPS];
         self.frame_start_cycle = now;
         self.frame_start_fraction = 0;
         self.level = level;
         self.integrator = level;
-        self.high_pass_90 = OnePole::high_pass(90.0, rate);
-        self.high_pass_440 = OnePole::high_pass(440.0, rate);
-        self.low_pass_14k = OnePole::low_pass(14_000.0, rate);
+        [self.high_pass_90, self.high_pass_440, self.low_pass_14k] = Self::filters_at(hz);
         // Start the filters settled on the current level so enabling audio does not click.
         self.high_pass_90.previous_input = level;
         self.low_pass_14k.previous_output = 0.0;
+    }
+
+    /// Output samples per CPU cycle (32.32) at `hz` samples per second.
+    fn samples_per_cycle_at(hz: u32) -> u64 {
+        (f64::from(hz) / CPU_CLOCK_HZ * (1u64 << FRACTION_BITS) as f64) as u64
+    }
+
+    /// The filter chain at `hz` samples per second, with cleared memories.
+    fn filters_at(hz: u32) -> [OnePole; 3] {
+        let rate = f64::from(hz);
+        [
+            OnePole::high_pass(90.0, rate),
+            OnePole::high_pass(440.0, rate),
+            OnePole::low_pass(14_000.0, rate),
+        ]
+    }
+
+    /// Checks a resampler decoded from a save state against the APU's cycle `now` (see
+    /// `Apu::validate_state`). Off, it holds nothing that is used (turning it on sets every
+    /// field). On, its rate and the values derived from the rate (the step per cycle, the
+    /// filter coefficients) must agree, its position must be a fraction of a sample at a
+    /// cycle that has passed, and every float must be finite: a NaN or infinity would spread
+    /// through every later sample.
+    pub(crate) fn validate_state(&self, now: u64) -> Result<(), String> {
+        if self.sample_rate == 0 {
+            return Ok(());
+        }
+        let consistent = |holds: bool, what: &str| {
+            if holds {
+                Ok(())
+            } else {
+                Err(format!(
+                    "APU resampler {what} does not match its rate of {} Hz",
+                    self.sample_rate
+                ))
+            }
+        };
+        consistent(
+            self.samples_per_cycle == Self::samples_per_cycle_at(self.sample_rate),
+            "step per cycle",
+        )?;
+        let filters = [self.high_pass_90, self.high_pass_440, self.low_pass_14k];
+        let expected = Self::filters_at(self.sample_rate);
+        consistent(
+            filters.iter().zip(&expected).all(|(filter, expected)| {
+                filter.coefficient.to_bits() == expected.coefficient.to_bits()
+            }),
+            "filter coefficient",
+        )?;
+        crate::check_range(
+            "APU resampler sample fraction",
+            self.frame_start_fraction,
+            0..=(1u64 << FRACTION_BITS) - 1,
+        )?;
+        crate::check_range("APU resampler start cycle", self.frame_start_cycle, 0..=now)?;
+        let memories = filters
+            .iter()
+            .flat_map(|filter| [filter.previous_input, filter.previous_output]);
+        let all_finite = [self.level, self.integrator]
+            .into_iter()
+            .chain(memories)
+            .chain(self.deltas.iter().copied())
+            .all(f32::is_finite);
+        if all_finite {
+            Ok(())
+        } else {
+            Err("APU resampler holds a value that is not a finite number".to_string())
+        }
     }
 
     /// Position of CPU cycle `cycle` in 32.32 output samples from the buffer start.
@@ -393,5 +467,52 @@ mod tests {
         resampler.take_samples(u64::MAX / 2, &mut out);
         assert!(out.len() <= 44_100 / 4);
         assert!(out.iter().all(|s| s.is_finite()));
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let mut resampler = Resampler::new();
+        resampler.set_sample_rate(44_100, 1_000, 0.25);
+        resampler.set_level(1_200, 0.5);
+        assert_eq!(resampler.validate_state(1_500), Ok(()));
+        type Edit = fn(&mut Resampler);
+        let cases: [(Edit, &str); 5] = [
+            (
+                |r| r.integrator = f32::NAN,
+                "APU resampler holds a value that is not a finite number",
+            ),
+            (
+                |r| r.deltas[3] = f32::INFINITY,
+                "APU resampler holds a value that is not a finite number",
+            ),
+            (
+                |r| r.samples_per_cycle += 1,
+                "APU resampler step per cycle does not match its rate of 44100 Hz",
+            ),
+            (
+                |r| r.low_pass_14k.coefficient = 2.0,
+                "APU resampler filter coefficient does not match its rate of 44100 Hz",
+            ),
+            (
+                |r| r.frame_start_fraction = 1 << 40,
+                "APU resampler sample fraction 1099511627776 is out of range 0..=4294967295",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut edited = resampler.clone();
+            edit(&mut edited);
+            assert_eq!(edited.validate_state(1_500), Err(message.to_string()));
+        }
+        let mut future = resampler.clone();
+        future.frame_start_cycle = 2_000;
+        assert_eq!(
+            future.validate_state(1_500),
+            Err("APU resampler start cycle 2000 is out of range 0..=1500".to_string())
+        );
+        // Off, nothing in it is used.
+        let mut off = resampler;
+        off.set_sample_rate(0, 1_500, 0.0);
+        off.integrator = f32::NAN;
+        assert_eq!(off.validate_state(1_500), Ok(()));
     }
 }

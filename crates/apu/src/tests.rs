@@ -504,23 +504,39 @@ fn reset_clears_status_and_reapplies_4017() {
     assert_eq!(apu.peek_status() & 0x0F, 0x04);
 }
 
-#[test]
-fn cloned_apu_runs_identically() {
+/// An APU with audio at 48 kHz playing pulse 1, run to `cycle`, and a copy of it that
+/// `adjust` changed; both run on to cycle 40,000 and their audio is returned.
+fn run_with_copy(cycle: u64, adjust: impl FnOnce(&mut Apu)) -> (Apu, Apu, Vec<f32>, Vec<f32>) {
     let mut apu = Apu::new();
     apu.set_sample_rate(48_000);
     apu.write_register(0x4015, 0x0F);
     apu.write_register(0x4000, 0xBF);
     apu.write_register(0x4002, 0x80);
     apu.write_register(0x4003, 0x08);
-    run_to(&mut apu, 5000);
+    run_to(&mut apu, cycle);
     let mut copy = apu.clone();
+    adjust(&mut copy);
     run_to(&mut apu, 40_000);
     run_to(&mut copy, 40_000);
     let (mut a, mut b) = (Vec::new(), Vec::new());
     apu.take_samples(&mut a);
     copy.take_samples(&mut b);
+    (apu, copy, a, b)
+}
+
+#[test]
+fn cloned_apu_runs_identically() {
+    let (apu, copy, a, b) = run_with_copy(5000, |_| {});
     assert_eq!(a, b);
     assert_eq!(apu.peek_status(), copy.peek_status());
+}
+
+#[test]
+fn setting_the_rate_in_use_keeps_the_resampler_running() {
+    // A host sets its rate again after loading a state (`nes run --load-state --wav`): the
+    // audio must continue as if nothing happened, not restart filters and sample phase.
+    let (_, _, a, b) = run_with_copy(5_001, |copy| copy.set_sample_rate(48_000));
+    assert_eq!(a, b);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -998,4 +1014,142 @@ fn channel_state_frequencies() {
     };
     assert!(wild.frequency_hz() > 0.0);
     assert!(NoiseState::default().clock_hz().is_infinite());
+}
+
+/// An APU with every channel playing (sweeps, envelopes, the DMC looping a sample served by
+/// a stand-in DMA unit) and audio on, run `cycles` cycles.
+fn busy_apu(cycles: u64) -> Apu {
+    let mut apu = Apu::new();
+    apu.set_sample_rate(44_100);
+    for (addr, value) in [
+        (0x4015, 0x1F),
+        (0x4000, 0x9F),
+        (0x4001, 0xA3),
+        (0x4002, 0x40),
+        (0x4003, 0x09),
+        (0x4004, 0x5A),
+        (0x4005, 0x8A),
+        (0x4006, 0x90),
+        (0x4007, 0x02),
+        (0x4008, 0x81),
+        (0x400A, 0x30),
+        (0x400B, 0x01),
+        (0x400C, 0x28),
+        (0x400E, 0x83),
+        (0x400F, 0x10),
+        (0x4010, 0x4E),
+        (0x4012, 0x10),
+        (0x4013, 0x02),
+        (0x4017, 0x80),
+    ] {
+        apu.write_register(addr, value);
+        apu.tick();
+    }
+    for _ in 0..cycles {
+        if apu.dmc_dma_address().is_some() {
+            apu.dmc_dma_complete((apu.cycle as u8).wrapping_mul(41));
+        }
+        apu.tick();
+    }
+    apu
+}
+
+#[test]
+fn states_of_a_running_apu_validate() {
+    let mut apu = busy_apu(0);
+    for round in 0..400 {
+        assert_eq!(apu.validate_state(), Ok(()), "round {round}");
+        for _ in 0..997 {
+            if apu.dmc_dma_address().is_some() {
+                apu.dmc_dma_complete(round as u8);
+            }
+            apu.tick();
+        }
+        if round % 50 == 25 {
+            apu.write_register(0x4017, (round as u8) << 1 & 0xC0);
+            apu.read_status();
+            apu.write_register(0x4015, 0x0F | (round as u8 & 0x10));
+        }
+    }
+    assert_eq!(Apu::new().validate_state(), Ok(()));
+    let mut reset = busy_apu(5_000);
+    reset.reset();
+    assert_eq!(reset.validate_state(), Ok(()));
+}
+
+/// `apu` edited by `edit` must be refused with `message`.
+fn refused(edit: impl FnOnce(&mut Apu), message: &str) {
+    let mut apu = busy_apu(20_000);
+    edit(&mut apu);
+    assert_eq!(apu.validate_state(), Err(message.to_string()));
+}
+
+#[test]
+fn a_frame_counter_step_out_of_range_is_refused_at_its_byte_in_a_state() {
+    // The reported crash: a state whose frame counter step (a borsh u64 after the channels
+    // and the five-step flag) was edited to 131075 indexed the step tables out of bounds.
+    let apu = busy_apu(20_000);
+    let channels = [
+        borsh::to_vec(&apu.pulse1).unwrap().len(),
+        borsh::to_vec(&apu.pulse2).unwrap().len(),
+        borsh::to_vec(&apu.triangle).unwrap().len(),
+        borsh::to_vec(&apu.noise).unwrap().len(),
+        borsh::to_vec(&apu.dmc).unwrap().len(),
+    ];
+    let step_at = channels.iter().sum::<usize>() + 1;
+    let mut bytes = borsh::to_vec(&apu).unwrap();
+    let step = u64::from_le_bytes(bytes[step_at..step_at + 8].try_into().unwrap());
+    assert!(step <= 5, "a real step is at {step_at}: {step}");
+    bytes[step_at..step_at + 8].copy_from_slice(&131_075u64.to_le_bytes());
+    let edited: Apu = borsh::from_slice(&bytes).unwrap();
+    assert_eq!(
+        edited.validate_state(),
+        Err("APU frame counter step 131075 is out of range 0..=5".to_string())
+    );
+}
+
+#[test]
+fn timers_and_counters_out_of_range_are_refused() {
+    let now = busy_apu(20_000).cycle;
+    refused(
+        |apu| apu.cycle = u64::MAX - 3,
+        "APU cycle 18446744073709551612 is out of range 0..=4611686018427387904",
+    );
+    refused(
+        |apu| apu.dmc_next = now + 100_000,
+        &format!(
+            "APU DMC timer tick {} is out of range (unscheduled, or 0..={})",
+            now + 100_000,
+            now + MAX_TIMER_LEAD
+        ),
+    );
+    refused(
+        |apu| apu.next_event = NEVER,
+        &format!(
+            "APU next event tick {NEVER} is out of range 0..={}",
+            busy_apu(20_000).next_event
+        ),
+    );
+    refused(
+        |apu| apu.dmc_fetch_tick = u64::MAX,
+        &format!(
+            "APU last DMC fetch tick {} is out of range 0..={now}",
+            u64::MAX
+        ),
+    );
+}
+
+#[test]
+fn a_channel_out_of_range_is_refused_by_the_apus_check() {
+    // The channels check themselves (see their modules); the APU's check runs them all.
+    let mut apu = busy_apu(20_000);
+    apu.write_register(0x4003, 0);
+    let mut bytes = borsh::to_vec(&apu).unwrap();
+    // Pulse 1 starts the state: its negate adjustment (u16) and duty (u8) come first.
+    bytes[2] = 7;
+    let edited: Apu = borsh::from_slice(&bytes).unwrap();
+    assert_eq!(
+        edited.validate_state(),
+        Err("APU pulse 1 duty 7 is out of range 0..=3".to_string())
+    );
 }

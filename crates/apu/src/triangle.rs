@@ -1,6 +1,7 @@
 //! Triangle channel with its linear counter (NESdev "APU Triangle").
 
 use crate::channel_state::TriangleState;
+use crate::check_range;
 use crate::length_counter::LengthCounter;
 use borsh::{BorshDeserialize, BorshSerialize};
 
@@ -75,6 +76,20 @@ impl Triangle {
             *timer -= 1;
             false
         }
+    }
+
+    /// Checks the triangle channel decoded from a save state (see `Apu::validate_state`).
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        check_range("APU triangle period", self.period, 0..=0x7FF)?;
+        let last_step = TRIANGLE_SEQUENCE.len() as u8 - 1;
+        check_range("APU triangle sequencer step", self.step, 0..=last_step)?;
+        check_range(
+            "APU triangle linear counter reload",
+            self.linear_reload_value,
+            0..=0x7F,
+        )?;
+        check_range("APU triangle linear counter", self.linear_counter, 0..=0x7F)?;
+        self.length.validate_state("APU triangle")
     }
 
     /// Quarter-frame clock of the linear counter.
@@ -200,6 +215,32 @@ mod tests {
         let mut triangle = playing_triangle(1, 20);
         for _ in 0..100 {
             assert!(!triangle.clock_timer(&mut timer));
+        }
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        assert_eq!(playing_triangle(30, 20).validate_state(), Ok(()));
+        type Edit = fn(&mut Triangle);
+        let cases: [(Edit, &str); 3] = [
+            // `step + 1` would overflow.
+            (
+                |t| t.step = 255,
+                "APU triangle sequencer step 255 is out of range 0..=31",
+            ),
+            (
+                |t| t.period = 0x900,
+                "APU triangle period 2304 is out of range 0..=2047",
+            ),
+            (
+                |t| t.linear_counter = 0x80,
+                "APU triangle linear counter 128 is out of range 0..=127",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut triangle = playing_triangle(30, 20);
+            edit(&mut triangle);
+            assert_eq!(triangle.validate_state(), Err(message.to_string()));
         }
     }
 }

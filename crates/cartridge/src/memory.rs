@@ -6,7 +6,7 @@
 //! `Vec::get` fails for it: open bus on reads, ignored writes, and no branch on the mapping kind.
 //! Boards rewrite the tables only when their registers change.
 
-use borsh::io::{Error, ErrorKind, Read, Result as IoResult, Write};
+use borsh::io::{Read, Result as IoResult, Write};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 use crate::header::Mirroring;
@@ -61,12 +61,24 @@ pub(crate) struct BankTables {
     ppu_write: [usize; 16],
 }
 
+impl BankTables {
+    /// Every window open bus.
+    fn unmapped() -> BankTables {
+        BankTables {
+            cpu_read: [UNMAPPED; 8],
+            cpu_write: [UNMAPPED; 8],
+            ppu_read: [UNMAPPED; 16],
+            ppu_write: [UNMAPPED; 16],
+        }
+    }
+}
+
 /// The cartridge memory a save state holds: the bank tables and the contents of every chip a
 /// program can change (PRG RAM, CHR RAM, nametable RAM). ROM is not stored: a state only loads
 /// into the same ROM.
 #[derive(Debug)]
 pub(crate) struct MemoryState {
-    tables: BankTables,
+    pub tables: BankTables,
     writable: Vec<u8>,
 }
 
@@ -124,12 +136,7 @@ impl Memory {
 
         Memory {
             data,
-            tables: BankTables {
-                cpu_read: [UNMAPPED; 8],
-                cpu_write: [UNMAPPED; 8],
-                ppu_read: [UNMAPPED; 16],
-                ppu_write: [UNMAPPED; 16],
-            },
+            tables: BankTables::unmapped(),
             prg_rom: prg_rom_region,
             prg_ram: prg_ram_region,
             chr: chr_region,
@@ -146,7 +153,7 @@ impl Memory {
             .flatten()
     }
 
-    fn writable_len(&self) -> usize {
+    pub fn writable_len(&self) -> usize {
         self.writable_regions().map(|region| region.len).sum()
     }
 
@@ -158,22 +165,35 @@ impl Memory {
         Ok(())
     }
 
-    /// Reads what [`Memory::save_state`] wrote, checking it fits this memory.
+    /// Reads what [`Memory::save_state`] wrote, sized for this memory. The bank tables are
+    /// only decoded here: whether they are a mapping the board can select is the board's to
+    /// check (`Board::validate_state`), before [`Memory::restore_state`].
     pub fn read_state<R: Read>(&self, reader: &mut R) -> IoResult<MemoryState> {
         let tables = BankTables::deserialize_reader(reader)?;
-        let in_range = |base: &usize| *base == UNMAPPED || *base < self.data.len();
-        let all_tables = [
-            &tables.cpu_read[..],
-            &tables.cpu_write[..],
-            &tables.ppu_read[..],
-            &tables.ppu_write[..],
-        ];
-        if !all_tables.iter().all(|table| table.iter().all(in_range)) {
-            return Err(Error::new(ErrorKind::InvalidData, "cartridge bank table"));
-        }
         let mut writable = vec![0; self.writable_len()];
         reader.read_exact(&mut writable)?;
         Ok(MemoryState { tables, writable })
+    }
+
+    /// This memory's layout (chip regions) with nothing mapped and none of its bytes: what
+    /// the mapping functions below need, to work out a board's bank tables on the side.
+    pub fn layout(&self) -> Memory {
+        Memory {
+            data: Vec::new(),
+            tables: BankTables::unmapped(),
+            ..*self
+        }
+    }
+
+    /// The bank tables as they stand.
+    #[cfg(test)]
+    pub fn tables(&self) -> &BankTables {
+        &self.tables
+    }
+
+    /// Whether the bank tables are `tables`.
+    pub fn has_tables(&self, tables: &BankTables) -> bool {
+        self.tables == *tables
     }
 
     pub fn restore_state(&mut self, state: MemoryState) {

@@ -19,10 +19,12 @@ mod full_stdlib;
 mod gui;
 mod machine;
 mod state;
+mod watchdog;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Duration;
 
 use mlua::thread::ThreadStatus;
 use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
@@ -31,6 +33,8 @@ use nes::{Buttons, FrameHooks, HookMachine, HookMap, MemoryHooks, Nes, Palette};
 
 pub use gui::Overlay;
 use machine::lend;
+use watchdog::Watchdog;
+pub use watchdog::{parse_watchdog_seconds, watchdog_limit};
 
 /// How fast the script asked the emulator to run (`emu.speedmode`). Headless runs are
 /// unthrottled whatever the mode; a window honours it.
@@ -126,10 +130,17 @@ pub struct HostOptions {
     pub palette: Palette,
 }
 
+/// The largest script [`LuaHost::load`] reads. The biggest real FCEUX scripts (bots with
+/// tables of data) are well under a megabyte; the bound keeps `--lua /dev/zero` or a wrong
+/// file from filling memory before Lua even parses it.
+pub const MAX_SCRIPT_BYTES: u64 = 64 << 20;
+
 /// A script could not be started.
 #[derive(Debug)]
 pub enum LoadError {
     Read(PathBuf, std::io::Error),
+    /// The file is larger than [`MAX_SCRIPT_BYTES`].
+    TooLarge(PathBuf),
     /// A Lua error (a compile error reads `name.lua:LINE: message`).
     Lua(String),
 }
@@ -138,6 +149,12 @@ impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LoadError::Read(path, e) => write!(f, "cannot read {}: {e}", path.display()),
+            LoadError::TooLarge(path) => write!(
+                f,
+                "cannot read {}: script too large (over {} MiB)",
+                path.display(),
+                MAX_SCRIPT_BYTES >> 20
+            ),
             LoadError::Lua(msg) => f.write_str(msg),
         }
     }
@@ -166,18 +183,65 @@ pub(crate) enum HookKind {
     Read,
 }
 
-/// A savestate object's content.
+/// The hook (un)registrations not yet applied to the CPU's bitmaps: the last state asked for
+/// each address of each kind, which is what applying every change in order would leave. (A
+/// list of the changes grew by 65,536 entries for each `memory.register*` of a large range,
+/// without bound while a script kept registering within one slice.)
 #[derive(Debug, Default)]
-pub(crate) struct StateSlot {
-    pub(crate) data: Option<Vec<u8>>,
-    /// The numbered slot (0-9) it belongs to, if any.
-    pub(crate) slot: Option<u8>,
+pub(crate) struct HookChanges {
+    /// Per kind and address (`kind * 0x10000 + addr`): 0 unchanged, 1 off, 2 on; allocated at
+    /// the first change.
+    wanted: Vec<u8>,
+    /// The indices into `wanted` that are not 0.
+    touched: Vec<u32>,
+}
+
+impl HookChanges {
+    const KINDS: [HookKind; 3] = [HookKind::Exec, HookKind::Write, HookKind::Read];
+
+    fn index(kind: HookKind, addr: u16) -> usize {
+        let kind = Self::KINDS.iter().position(|k| *k == kind).unwrap_or(0);
+        kind << 16 | usize::from(addr)
+    }
+
+    /// Ask for the hook of `kind` at `addr` to be live or not.
+    pub(crate) fn set(&mut self, kind: HookKind, addr: u16, live: bool) {
+        if self.wanted.is_empty() {
+            self.wanted = vec![0; Self::KINDS.len() << 16];
+        }
+        let i = Self::index(kind, addr);
+        if self.wanted[i] == 0 {
+            self.touched.push(i as u32);
+        }
+        self.wanted[i] = 1 + u8::from(live);
+    }
+
+    /// The changes asked for since the last call, each address once.
+    fn take(&mut self) -> impl Iterator<Item = (HookKind, u16, bool)> + '_ {
+        let wanted = &mut self.wanted;
+        self.touched.drain(..).map(move |i| {
+            let i = i as usize;
+            let live = wanted[i] == 2;
+            wanted[i] = 0;
+            (Self::KINDS[i >> 16], i as u16, live)
+        })
+    }
+
+    fn clear(&mut self) {
+        self.take().for_each(drop);
+    }
+
+    /// The changes held.
+    #[cfg(test)]
+    pub(crate) fn pending(&self) -> usize {
+        self.touched.len()
+    }
 }
 
 /// State the API functions share with the host (Lua closures hold an `Rc` of it).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
-    pub(crate) hook_changes: Vec<(HookKind, u16, bool)>,
+    pub(crate) hook_changes: HookChanges,
     pub(crate) output: Vec<String>,
     pub(crate) messages: Vec<String>,
     pub(crate) overrides: [PadOverride; 4],
@@ -204,7 +268,6 @@ pub(crate) struct Shared {
     pub(crate) paused: bool,
     pub(crate) speed: SpeedMode,
     pub(crate) overlay: Overlay,
-    pub(crate) states: Vec<StateSlot>,
     pub(crate) save_dir: PathBuf,
     pub(crate) rom_stem: String,
     /// The iNES header, which `rom.readbyte` reads below offset 16 (the rest comes from the
@@ -293,7 +356,11 @@ pub struct LuaHost {
     registries: Registries,
     /// The bitmaps the CPU consults on every access (synced from `Shared::hook_changes`).
     map: HookMap,
+    /// The main chunk, until [`LuaHost::start`] makes it the main coroutine (then, so that the
+    /// coroutine gets the watchdog's hook if [`LuaHost::set_watchdog`] set one).
+    chunk: Option<Function>,
     main: Option<Thread>,
+    watchdog: Rc<Watchdog>,
     /// The script was stopped (error or `stop`): nothing of it runs any more.
     stopped: bool,
     /// A memory hook failed during the current frame: stop after the instruction and frame.
@@ -332,7 +399,9 @@ pub(crate) fn error_text(error: &mlua::Error) -> String {
 impl LuaHost {
     /// Load the script at `path` (nothing runs until the first [`LuaHost::run_frame`]).
     pub fn load(path: &Path, options: HostOptions) -> Result<LuaHost, LoadError> {
-        let source = std::fs::read(path).map_err(|e| LoadError::Read(path.to_path_buf(), e))?;
+        let source = read_bounded(path, MAX_SCRIPT_BYTES)
+            .map_err(|e| LoadError::Read(path.to_path_buf(), e))?
+            .ok_or_else(|| LoadError::TooLarge(path.to_path_buf()))?;
         // FCEUX 2.6.5 names the chunk by the script's absolute path (symlinks not resolved):
         // errors read `/home/me/ai.lua:12: ...` and `debug.getinfo(1).source` is `@` and that
         // path, which scripts use to find files beside them.
@@ -392,13 +461,16 @@ impl LuaHost {
             .set_name(format!("@{name}"))
             .into_function()
             .map_err(lua_error)?;
-        let main = lua.create_thread(chunk).map_err(lua_error)?;
+        let watchdog = Rc::new(Watchdog::default());
+        lua.set_app_data(watchdog.clone());
         Ok(LuaHost {
             lua,
             shared,
             registries,
             map: HookMap::default(),
-            main: Some(main),
+            chunk: Some(chunk),
+            main: None,
+            watchdog,
             stopped: false,
             stop_pending: false,
             started: false,
@@ -415,8 +487,48 @@ impl LuaHost {
             return;
         }
         self.started = true;
+        if let Some(chunk) = self.chunk.take() {
+            match self.lua.create_thread(chunk) {
+                Ok(main) => self.main = Some(main),
+                Err(error) => {
+                    self.report(&error);
+                    self.stop(nes);
+                    return;
+                }
+            }
+        }
         self.sync_counts(nes);
         self.resume_main(nes);
+    }
+
+    /// Stop the script when it runs for `limit` without yielding to the emulator (returning
+    /// from a callback or hook, or calling `emu.frameadvance()`), with an error like any
+    /// other (`FILE:LINE: stopped by the watchdog: ...`); the emulator goes on. `None` (or
+    /// zero) is FCEUX's behaviour, the default: such a script freezes the emulator. Call it
+    /// before [`LuaHost::start`] (coroutines created earlier are not watched). See
+    /// `watchdog.rs` for what it can and cannot interrupt.
+    pub fn set_watchdog(&mut self, limit: Option<Duration>) {
+        watchdog::configure(&self.lua, &self.watchdog, limit);
+    }
+
+    /// Run `body` (Lua code) with `machine` lent to the API, as one host entry: the
+    /// watchdog's clock runs from here until it returns.
+    fn enter<R>(
+        &self,
+        machine: &mut dyn machine::Machine,
+        body: impl FnOnce() -> mlua::Result<R>,
+    ) -> mlua::Result<R> {
+        self.watchdog.enter();
+        let result = lend(&self.lua, machine, body);
+        self.watchdog.leave();
+        watchdog::settle(&self.lua, &self.watchdog);
+        result
+    }
+
+    /// Whether the last error must stop the script even where FCEUX would keep it (dropping
+    /// only the failing callback): `os.exit` unwinding, or the watchdog.
+    fn must_stop(&self) -> bool {
+        self.shared.borrow().exit_status.is_some() || self.watchdog.fired()
     }
 
     /// Run one frame the FCEUX way (spec section 2): the boundary slice of the main coroutine,
@@ -488,7 +600,7 @@ impl LuaHost {
             return;
         }
         self.shared.borrow_mut().frame_advance_waiting = false;
-        let result = lend(&self.lua, nes, || main.resume::<()>(()));
+        let result = self.enter(nes, || main.resume::<()>(()));
         self.sync_hooks();
         match result {
             Err(error) => {
@@ -519,11 +631,11 @@ impl LuaHost {
         let Some(callback) = callback else {
             return;
         };
-        let result = lend(&self.lua, nes, || callback.call::<()>(()));
+        let result = self.enter(nes, || callback.call::<()>(()));
         self.sync_hooks();
         if let Err(error) = result {
             self.report(&error);
-            if which == "gui" && self.shared.borrow().exit_status.is_none() {
+            if which == "gui" && !self.must_stop() {
                 // FCEUX drops a failing gui.register callback and keeps the script.
                 let _ = self.registries.callbacks.raw_set(which, Value::Nil);
             } else {
@@ -542,7 +654,7 @@ impl LuaHost {
     /// Apply the hook (un)registrations the script made to the CPU's bitmaps.
     fn sync_hooks(&mut self) {
         let mut shared = self.shared.borrow_mut();
-        for (kind, addr, present) in shared.hook_changes.drain(..) {
+        for (kind, addr, present) in shared.hook_changes.take() {
             let set = match kind {
                 HookKind::Exec => &mut self.map.exec,
                 HookKind::Write => &mut self.map.write,
@@ -562,6 +674,7 @@ impl LuaHost {
         self.stopped = true;
         self.stop_pending = false;
         self.map.clear();
+        self.chunk = None;
         self.main = None;
         let exit: Option<Function> = if self.shared.borrow().exit_status.is_some() {
             None
@@ -569,7 +682,7 @@ impl LuaHost {
             self.registries.callbacks.raw_get("exit").ok().flatten()
         };
         if let Some(exit) = exit {
-            let result = lend(&self.lua, nes, || exit.call::<()>(()));
+            let result = self.enter(nes, || exit.call::<()>(()));
             if let Err(error) = result {
                 self.report(&error);
             }
@@ -590,6 +703,12 @@ impl LuaHost {
         shared.overlay = Overlay::default();
     }
 
+    /// Bytes the script's data takes: its Lua state's memory, savestate objects included
+    /// (their states are Lua strings).
+    pub fn memory_used(&self) -> usize {
+        self.lua.used_memory()
+    }
+
     /// Whether the script still runs (not stopped by an error or [`LuaHost::stop`]).
     pub fn running(&self) -> bool {
         !self.stopped
@@ -597,7 +716,7 @@ impl LuaHost {
 
     /// Whether the main coroutine is still alive (it has not returned or failed).
     pub fn main_alive(&self) -> bool {
-        self.main.is_some()
+        self.main.is_some() || self.chunk.is_some()
     }
 
     /// Lines the script printed since the last call.
@@ -673,7 +792,7 @@ impl LuaHost {
     pub fn user_saved_slot(&mut self, nes: &mut Nes, slot: u8) {
         let callback: Option<Function> = self.registries.callbacks.raw_get("save").ok().flatten();
         let Some(callback) = callback else { return };
-        let result = lend(&self.lua, nes, || callback.call::<MultiValue>(slot));
+        let result = self.enter(nes, || callback.call::<MultiValue>(slot));
         match result {
             Ok(values) => {
                 if let Ok(saved) = self.lua.create_sequence_from(values) {
@@ -691,9 +810,10 @@ impl LuaHost {
         }
     }
 
-    /// After a callback failed: the failure was `os.exit` unwinding, so the script ends.
+    /// After a callback failed: the failure was `os.exit` unwinding or the watchdog, so the
+    /// script ends.
     fn stop_if_exiting(&mut self, nes: &mut Nes) {
-        if self.shared.borrow().exit_status.is_some() {
+        if self.must_stop() {
             self.stop(nes);
         }
     }
@@ -716,7 +836,7 @@ impl LuaHost {
                 args.push_back(value);
             }
         }
-        let result = lend(&self.lua, nes, || callback.call::<()>(args));
+        let result = self.enter(nes, || callback.call::<()>(args));
         if let Err(error) = result {
             self.report(&error);
             let _ = self.registries.callbacks.raw_set("load", Value::Nil);
@@ -733,7 +853,7 @@ impl LuaHost {
         let Some(callback) = callback else {
             return;
         };
-        let result = lend(&self.lua, machine, || callback.call::<()>((addr, 1, value)));
+        let result = self.enter(machine, || callback.call::<()>((addr, 1, value)));
         self.sync_hooks();
         if let Err(error) = result {
             self.report(&error);
@@ -788,6 +908,17 @@ impl MemoryHooks for LuaHost {
     fn on_read(&mut self, machine: &mut HookMachine<'_>, addr: u16, value: u8) {
         self.dispatch(HookKind::Read, machine, addr, value);
     }
+}
+
+/// The file at `path`, or `None` if it is longer than `limit` bytes (of which at most
+/// `limit + 1` are read: the file may be endless, like `/dev/zero`).
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// PRG and CHR sizes and the trainer flag of an iNES image (zeros when it is not one).

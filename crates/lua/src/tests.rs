@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// Resource bounds: the watchdog, memory, drawing with extreme values, file sizes.
+mod limits;
+
 /// iNES image: NROM (mapper 0) or MMC1 (mapper 1), PRG as given, 8 KiB CHR RAM.
 fn image(mapper: u8, prg: &[u8]) -> Vec<u8> {
     nes::ines_image(mapper, prg, &[])
@@ -52,6 +55,9 @@ fn with_rti(code: &[u8]) -> Vec<u8> {
 struct Rig {
     nes: Nes,
     host: LuaHost,
+    /// Held while the rig's host may use LuaJIT's profiler (`limits::PROFILER`); dropped
+    /// after the host.
+    _profiler: Option<std::sync::MutexGuard<'static, ()>>,
 }
 
 fn options(rom: &[u8]) -> HostOptions {
@@ -73,7 +79,11 @@ impl Rig {
         let mut host = LuaHost::load_source("test.lua", script.as_bytes(), options(rom))
             .unwrap_or_else(|e| panic!("load: {e}"));
         host.start(&mut nes);
-        Rig { nes, host }
+        Rig {
+            nes,
+            host,
+            _profiler: None,
+        }
     }
 
     fn frames(&mut self, n: usize) -> Vec<String> {

@@ -90,7 +90,8 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     #[inline(always)]
     fn dots_elapsed(&mut self, dots: u32) {
         if TIMED {
-            self.dot += u64::from(dots);
+            // Dot counts wrap as the cycle counts they come from do (see `sync_ppu`).
+            self.dot = self.dot.wrapping_add(u64::from(dots));
         }
     }
 }
@@ -159,6 +160,33 @@ pub(crate) struct BusState {
     pending_strobe: Option<(bool, u64)>,
     joypad_read_cycle: [Option<u64>; 2],
     joypad_read_bit: [u8; 2],
+}
+
+impl BusState {
+    /// Checks a bus state decoded from a save state against the CPU cycle `cycle` it was
+    /// taken at (the APU's count, decoded with it): a pending strobe reaches the pads within
+    /// the two cycles a $4016 write waits, and the joypad reads happened before now. A later
+    /// strobe would leave the pads unstrobed however long the game waits.
+    pub(crate) fn validate_state(&self, cycle: u64) -> Result<(), String> {
+        if let Some((_, due)) = self.pending_strobe {
+            if due > cycle.saturating_add(2) {
+                return Err(format!(
+                    "controller strobe due at cycle {due} is out of range 0..={}",
+                    cycle.saturating_add(2)
+                ));
+            }
+        }
+        for (port, read) in self.joypad_read_cycle.iter().enumerate() {
+            if let Some(read) = *read {
+                if read > cycle {
+                    return Err(format!(
+                        "controller port {port} read at cycle {read} is out of range 0..={cycle}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl SystemBus {
@@ -260,9 +288,20 @@ impl SystemBus {
 
     /// Runs the PPU dots owed and schedules the next catch-up (see `ppu_dots_owed`), between
     /// CPU cycles.
+    ///
+    /// Dots are counted from power-on at three per cycle, wrapping: a loaded state's cycle
+    /// count is bounded (see `Apu::validate_state`) far below where this could wrap, and
+    /// the explicit wrapping keeps a debug build (overflow checks) and a release build alike
+    /// whatever the count.
     #[inline(never)]
     pub(crate) fn sync_ppu(&mut self) {
-        self.run_owed_dots(DOTS_PER_CPU_CYCLE as u64 * self.cycle());
+        self.run_owed_dots(Self::first_dot_of(self.cycle()));
+    }
+
+    /// The first PPU dot of CPU cycle `cycle` (see `sync_ppu`).
+    #[inline(always)]
+    fn first_dot_of(cycle: u64) -> u64 {
+        u64::from(DOTS_PER_CPU_CYCLE).wrapping_mul(cycle)
     }
 
     /// Runs the PPU dots owed, which end just before dot `end_dot` (counted from power-on at
@@ -331,7 +370,7 @@ impl SystemBus {
     /// reaches the PPU and the cartridge.
     #[inline]
     fn access_dot(&self) -> u64 {
-        u64::from(DOTS_PER_CPU_CYCLE) * self.cycle() + u64::from(DOTS_BEFORE_ACCESS)
+        Self::first_dot_of(self.cycle()).wrapping_add(u64::from(DOTS_BEFORE_ACCESS))
     }
 
     #[inline(always)]
@@ -346,7 +385,7 @@ impl SystemBus {
         self.ppu_dots_owed = self.ppu_dots_owed.wrapping_add(DOTS_PER_CPU_CYCLE);
         if self.ppu_dots_owed >= self.ppu_sync_at {
             // The dots owed end with this cycle's last.
-            self.run_owed_dots(u64::from(DOTS_PER_CPU_CYCLE) * (self.cycle() + 1));
+            self.run_owed_dots(Self::first_dot_of(self.cycle().wrapping_add(1)));
         }
         self.apu.tick();
     }
@@ -448,9 +487,9 @@ impl SystemBus {
                 // strobes the pads.
                 let cycle = self.cycle();
                 let next_put = if is_dma_get_cycle(cycle) {
-                    cycle + 1
+                    cycle.wrapping_add(1)
                 } else {
-                    cycle + 2
+                    cycle.wrapping_add(2)
                 };
                 self.pending_strobe = Some((value & 1 != 0, next_put));
             }
@@ -766,5 +805,43 @@ mod tests {
             0x00,
             "the open-bus read refreshed it"
         );
+    }
+
+    #[test]
+    fn bus_state_timing_out_of_range_is_refused() {
+        let mut bus = bus();
+        for _ in 0..10 {
+            bus.read(0x0000);
+        }
+        bus.write(0x4016, 1);
+        bus.read(0x4017);
+        let cycle = bus.cycle();
+        assert_eq!(bus.bus_state().validate_state(cycle), Ok(()));
+        let mut late_strobe = bus.bus_state();
+        late_strobe.pending_strobe = Some((true, cycle + 3));
+        assert_eq!(
+            late_strobe.validate_state(cycle),
+            Err(format!(
+                "controller strobe due at cycle {} is out of range 0..={}",
+                cycle + 3,
+                cycle + 2
+            ))
+        );
+        let mut future_read = bus.bus_state();
+        future_read.joypad_read_cycle[1] = Some(u64::MAX);
+        assert_eq!(
+            future_read.validate_state(cycle),
+            Err(format!(
+                "controller port 1 read at cycle {} is out of range 0..={cycle}",
+                u64::MAX
+            ))
+        );
+    }
+
+    #[test]
+    fn dot_counts_wrap_instead_of_overflowing() {
+        // Debug builds (overflow checks) and release builds agree past the wrap.
+        assert_eq!(SystemBus::first_dot_of(u64::MAX / 3 + 1), 2);
+        assert_eq!(SystemBus::first_dot_of(u64::MAX), u64::MAX - 2);
     }
 }

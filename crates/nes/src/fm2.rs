@@ -175,7 +175,9 @@ impl Movie {
         for (index, raw) in text.lines().enumerate() {
             let line_no = index + 1;
             last_line = line_no;
-            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            // Every trailing `\r`, not just a CRLF's: a value ending in `\r` would not survive
+            // `to_fm2` (its `\n` would make a CRLF of it).
+            let line = raw.trim_end_matches('\r');
             if line.starts_with('|') {
                 if !in_input_log {
                     in_input_log = true;
@@ -581,6 +583,21 @@ mod tests {
             movie.frames[0].pads,
             [Buttons::RIGHT | Buttons::A, Buttons::empty()]
         );
+    }
+
+    #[test]
+    fn values_ending_in_carriage_returns_read_back_after_writing() {
+        // Found by the fm2 fuzz target (its crash input is the first case): a line ending in
+        // several `\r` kept all but one in its value, and the writer's `\n` after that value
+        // made a `\r\n` line end, so the movie read back with a shorter value.
+        for text in [
+            "version 3\nsubtin 3\r\r\r\r\r\r\r\r\n",
+            "version 3\ncomment abc\r\r\r\n",
+            "version 3\nromFilename x\r\r",
+        ] {
+            let movie = Movie::parse(text).unwrap();
+            assert_eq!(Movie::parse(&movie.to_fm2()).unwrap(), movie, "{text:?}");
+        }
     }
 
     #[test]

@@ -17,8 +17,12 @@
 //! console's frame and lag counts. ROM data is never stored.
 //!
 //! Loading checks everything before changing anything: magic, version, ROM, length and
-//! checksum first, then every chip is decoded into a new value; the console is only
-//! overwritten once the whole payload decoded cleanly.
+//! checksum first, then every chip is decoded into a new value and checked against the
+//! ranges its fields can have (a state that passes the checksum is still untrusted input:
+//! states are shared, and edited); the console is only overwritten once the whole payload
+//! decoded and checked cleanly. Each chip checks its own fields (`Ppu::validate_state`,
+//! `Apu::validate_state`, the cartridge as it reads its part, `BusState::validate_state`);
+//! the CPU's registers and counters are valid at any value.
 
 use borsh::{BorshDeserialize, BorshSerialize};
 use nes_apu::Apu;
@@ -37,6 +41,10 @@ const MAGIC: [u8; 8] = *b"NESSTATE";
 pub const STATE_FORMAT_VERSION: u32 = 2;
 
 const HEADER_LEN: usize = 44;
+
+/// The most lag frames a state may count: as many frames as a PPU state may have completed
+/// (2^48, see `Ppu::validate_state`), so counting on from it cannot overflow.
+const MAX_LAG_COUNT: u64 = 1 << 48;
 
 /// Why a save state could not be loaded. The console is unchanged in every case.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -66,7 +74,38 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// Fills in a state's length and checksum from the payload after its header.
+fn seal(state: &mut [u8]) {
+    let payload_len = (state.len() - HEADER_LEN) as u64;
+    let checksum = crc32fast::hash(&state[HEADER_LEN..]);
+    state[32..40].copy_from_slice(&payload_len.to_le_bytes());
+    state[40..44].copy_from_slice(&checksum.to_le_bytes());
+}
+
 impl Nes {
+    /// Bytes before a save state's payload (see the module documentation).
+    pub const STATE_HEADER_LEN: usize = HEADER_LEN;
+
+    /// A save state for this console's ROM made of `payload` (a state's bytes after its
+    /// first [`Nes::STATE_HEADER_LEN`]): the header (signature, version, ROM hash, length,
+    /// checksum) is this console's, so [`Nes::load_state`] judges the payload itself. For
+    /// fuzzers and tools that edit payloads.
+    pub fn state_with_payload(&self, payload: &[u8]) -> Vec<u8> {
+        let mut state = Vec::with_capacity(HEADER_LEN + payload.len());
+        self.write_header(&mut state);
+        state.extend_from_slice(payload);
+        seal(&mut state);
+        state
+    }
+
+    /// The header with its length and checksum still zero (see `seal`).
+    fn write_header(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&STATE_FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.rom_info().prg_chr_sha1);
+        out.extend_from_slice(&[0; 12]);
+    }
+
     /// The console's complete state (see the module documentation for the format).
     pub fn save_state(&self) -> Vec<u8> {
         let mut out = Vec::new();
@@ -78,21 +117,15 @@ impl Nes {
     /// frame then allocates nothing once the buffer has grown.
     pub fn save_state_into(&self, out: &mut Vec<u8>) {
         out.clear();
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&STATE_FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&self.rom_info().prg_chr_sha1);
-        out.extend_from_slice(&[0; 12]); // length and checksum, filled in below
-                                         // Writing into a Vec cannot fail, and no field is a float borsh would refuse (the APU
-                                         // stores its floats as bit patterns).
+        self.write_header(out);
+        // Writing into a Vec cannot fail, and no field is a float borsh would refuse (the APU
+        // stores its floats as bit patterns).
         let written = self.write_payload(out);
         debug_assert!(
             written.is_ok(),
             "serialising into memory failed: {written:?}"
         );
-        let payload_len = (out.len() - HEADER_LEN) as u64;
-        let checksum = crc32fast::hash(&out[HEADER_LEN..]);
-        out[32..40].copy_from_slice(&payload_len.to_le_bytes());
-        out[40..44].copy_from_slice(&checksum.to_le_bytes());
+        seal(out);
     }
 
     fn write_payload(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
@@ -125,6 +158,17 @@ impl Nes {
             return Err(StateError::Malformed(format!(
                 "{} unexpected bytes after the console state",
                 reader.len()
+            )));
+        }
+        // Every value in range before any is used (the cartridge checked its own part as it
+        // read it, against this cartridge).
+        ppu.validate_state().map_err(StateError::Malformed)?;
+        apu.validate_state().map_err(StateError::Malformed)?;
+        bus.validate_state(apu.cycle())
+            .map_err(StateError::Malformed)?;
+        if lag_count > MAX_LAG_COUNT {
+            return Err(StateError::Malformed(format!(
+                "lag count {lag_count} is out of range 0..={MAX_LAG_COUNT}"
             )));
         }
 
@@ -203,11 +247,21 @@ pub(crate) mod tests {
     use super::*;
     use crate::Buttons;
 
-    /// NROM with CHR RAM whose program keeps every part of the console busy: the DMC plays a
-    /// looping sample (DMC DMA), the NMI handler runs an OAM DMA, writes CHR RAM through
-    /// $2006/$2007, resets the scroll and reads the controller; the main loop counts in CPU RAM
-    /// and PRG RAM with rendering on.
+    /// NROM with CHR RAM whose program keeps every part of the console busy (see
+    /// [`board_rom`]).
     pub(crate) fn busy_rom() -> Vec<u8> {
+        board_rom(0, 2, 0)
+    }
+
+    /// A ROM for board `mapper` (`prg_16k` x 16 KiB PRG, `chr_8k` x 8 KiB CHR ROM, 0 = CHR
+    /// RAM, horizontal mirroring) whose program keeps every part of the console busy: the DMC
+    /// plays a looping sample (DMC DMA), the NMI handler runs an OAM DMA, writes CHR RAM
+    /// through $2006/$2007, resets the scroll and reads the controller; the main loop counts
+    /// in CPU RAM and PRG RAM with rendering on, and stores the count where the boards have
+    /// registers (the MMC3's bank select and data, the MMC1's control, the latch of the
+    /// discrete boards, NINA-001's CHR bank). Every 8 KiB PRG bank holds the same program, so
+    /// it runs on whatever the banks are.
+    pub(crate) fn board_rom(mapper: u8, prg_16k: u8, chr_8k: u8) -> Vec<u8> {
         #[rustfmt::skip]
         let main = [
             0x78, 0xD8, 0xA2, 0xFF, 0x9A,   // SEI; CLD; LDX #$FF; TXS
@@ -220,6 +274,9 @@ pub(crate) mod tests {
             0xA9, 0x1E, 0x8D, 0x01, 0x20,   // rendering on
             0xE6, 0x10, 0xA5, 0x10,         // INC $10; LDA $10
             0x8D, 0x00, 0x60,               // STA $6000
+            0x8D, 0xF0, 0x9F,               // STA $9FF0: bank select, control, latch
+            0x8D, 0xF1, 0x9F,               // STA $9FF1: bank data
+            0x8D, 0xFE, 0x7F,               // STA $7FFE: NINA-001 CHR bank
             0x4C, 0x19, 0x80,               // JMP $8019
         ];
         #[rustfmt::skip]
@@ -235,21 +292,50 @@ pub(crate) mod tests {
             0xAD, 0x16, 0x40,               // LDA $4016
             0x68, 0x40,                     // PLA; RTI
         ];
-        let mut prg = vec![0xEA; 0x8000];
-        prg[..main.len()].copy_from_slice(&main);
-        prg[0x100..0x100 + nmi.len()].copy_from_slice(&nmi);
-        // A varied DMC sample so the output level moves.
-        for (index, byte) in prg[0x4000..0x5000].iter_mut().enumerate() {
+        let mut bank = vec![0xEA; 0x2000];
+        bank[..main.len()].copy_from_slice(&main);
+        bank[0x100..0x100 + nmi.len()].copy_from_slice(&nmi);
+        // A varied stretch the DMC sample ($C000 on) plays, so the output level moves.
+        for (index, byte) in bank[0x200..0x1200].iter_mut().enumerate() {
             *byte = (index as u8).wrapping_mul(37) ^ 0x5A;
         }
-        prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
-        prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-        prg[0x7FFE..0x8000].copy_from_slice(&0x8100u16.to_le_bytes());
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 0, 0, 0];
+        bank[0x1FFA..0x1FFC].copy_from_slice(&0x8100u16.to_le_bytes());
+        bank[0x1FFC..0x1FFE].copy_from_slice(&0x8000u16.to_le_bytes());
+        bank[0x1FFE..0x2000].copy_from_slice(&0x8100u16.to_le_bytes());
+        let mut image = vec![
+            b'N',
+            b'E',
+            b'S',
+            0x1A,
+            prg_16k,
+            chr_8k,
+            mapper << 4,
+            mapper & 0xF0,
+        ];
         image.resize(16, 0);
-        image.extend_from_slice(&prg);
+        for _ in 0..usize::from(prg_16k) * 2 {
+            image.extend_from_slice(&bank);
+        }
+        image.extend(
+            (0..usize::from(chr_8k) * 0x2000).map(|i| (i as u8).wrapping_mul(13) ^ (i >> 9) as u8),
+        );
         image
     }
+
+    /// A board of each kind the cartridge crate has, as (name, mapper, PRG 16 KiB banks, CHR
+    /// 8 KiB banks): [`board_rom`]'s arguments.
+    pub(crate) const BOARDS: [(&str, u8, u8, u8); 10] = [
+        ("NROM", 0, 2, 0),
+        ("MMC1", 1, 8, 0),
+        ("UxROM", 2, 8, 0),
+        ("CNROM", 3, 2, 4),
+        ("MMC3", 4, 8, 8),
+        ("AxROM", 7, 8, 0),
+        ("Color Dreams", 11, 4, 8),
+        ("BNROM", 34, 4, 0),
+        ("NINA-001", 34, 4, 8),
+        ("GxROM", 66, 4, 2),
+    ];
 
     fn busy_console() -> Nes {
         let mut nes = Nes::from_ines(&busy_rom()).unwrap();
@@ -382,10 +468,7 @@ pub(crate) mod tests {
 
     /// Rewrites the length and checksum after editing a payload.
     fn reseal(state: &mut [u8]) {
-        let payload_len = (state.len() - HEADER_LEN) as u64;
-        state[32..40].copy_from_slice(&payload_len.to_le_bytes());
-        let checksum = crc32fast::hash(&state[HEADER_LEN..]);
-        state[40..44].copy_from_slice(&checksum.to_le_bytes());
+        seal(state);
     }
 
     #[test]
@@ -449,30 +532,231 @@ pub(crate) mod tests {
         nes.load_state(&good).unwrap();
     }
 
+    /// Where each chip's part of `nes`'s state starts: the payload is the chips in order,
+    /// each as long as it serialises.
+    struct Layout {
+        cpu: usize,
+        bus: usize,
+        ppu: usize,
+        apu: usize,
+        cart: usize,
+    }
+
+    fn layout(nes: &Nes) -> Layout {
+        let len = |bytes: borsh::io::Result<Vec<u8>>| bytes.map_or(0, |bytes| bytes.len());
+        let cpu = HEADER_LEN;
+        let bus = cpu + len(borsh::to_vec(&nes.cpu));
+        let ppu = bus + len(borsh::to_vec(&nes.bus.bus_state()));
+        let apu = ppu + len(borsh::to_vec(&nes.bus.ppu));
+        let cart = apu + len(borsh::to_vec(&nes.bus.apu));
+        Layout {
+            cpu,
+            bus,
+            ppu,
+            apu,
+            cart,
+        }
+    }
+
+    /// Inside the APU's part (nes_apu's field order, borsh widths): pulse 1 and 2 (25 bytes
+    /// each: negate adjustment u16, duty, sequencer position, period u16, envelope 6, length
+    /// counter 6, sweep 7), the triangle (13: period u16, step, control, linear reload and
+    /// counter, reload flag, length counter 6), the noise (17: mode, period u16, shift
+    /// register u16, envelope 6, length counter 6), the DMC (24), then the frame counter:
+    /// its five-step flag, and its step as a u64.
+    const APU_FRAME_COUNTER_STEP: usize = 2 * 25 + 13 + 17 + 24 + 1;
+
+    /// After the cartridge's board come its CPU cycle, the frame count offset and the lag
+    /// count, each a u64.
+    const TRAILER_LEN: usize = 3 * 8;
+
+    /// `state` with `bytes` written at `at`, sealed again.
+    fn edited(state: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
+        let mut state = state.to_vec();
+        state[at..at + bytes.len()].copy_from_slice(bytes);
+        reseal(&mut state);
+        state
+    }
+
+    fn assert_malformed(nes: &mut Nes, state: &[u8], message: &str) {
+        assert_eq!(
+            expect_rejected(nes, state),
+            StateError::Malformed(message.to_string())
+        );
+    }
+
+    #[test]
+    fn a_frame_counter_step_out_of_range_is_refused() {
+        // The reported crash: this byte edit (sealed again) loaded, and the first frames
+        // indexed the frame counter's step tables out of bounds.
+        let mut nes = busy_console();
+        run_and_hash(&mut nes, 5);
+        let state = nes.save_state();
+        let at = layout(&nes).apu + APU_FRAME_COUNTER_STEP;
+        let step = u64::from_le_bytes(state[at..at + 8].try_into().unwrap());
+        assert!(step <= 5, "a real step lies at {at}: {step}");
+        let crafted = edited(&state, at, &131_075u64.to_le_bytes());
+        let error = expect_rejected(&mut nes, &crafted);
+        assert_eq!(
+            error.to_string(),
+            "the save state is malformed: APU frame counter step 131075 is out of range 0..=5"
+        );
+    }
+
+    #[test]
+    fn fields_out_of_range_in_each_chip_are_refused() {
+        let mut nes = busy_console();
+        run_and_hash(&mut nes, 5);
+        let state = nes.save_state();
+        let at = layout(&nes);
+        // PPU: its position comes first, scanline then dot (u16 each).
+        assert_malformed(
+            &mut nes,
+            &edited(&state, at.ppu, &300u16.to_le_bytes()),
+            "PPU scanline 300 is out of range 0..=261",
+        );
+        assert_malformed(
+            &mut nes,
+            &edited(&state, at.ppu + 2, &341u16.to_le_bytes()),
+            "PPU dot 341 is out of range 0..=340",
+        );
+        // APU: its cycle count, the first field after the frame counter equal to it.
+        let cycle = nes.bus.apu.cycle().to_le_bytes();
+        let cycle_at = at.apu
+            + APU_FRAME_COUNTER_STEP
+            + state[at.apu + APU_FRAME_COUNTER_STEP..]
+                .windows(8)
+                .position(|bytes| bytes == cycle)
+                .unwrap();
+        assert_malformed(
+            &mut nes,
+            &edited(&state, cycle_at, &(u64::MAX - 9).to_le_bytes()),
+            "APU cycle 18446744073709551606 is out of range 0..=4611686018427387904",
+        );
+        // Cartridge: its bank tables come first, eight-byte offsets: CPU reads in slots 0-7,
+        // then CPU writes. A write window onto the PRG ROM at $8000 (slot 4).
+        let rom = state[at.cart + 4 * 8..at.cart + 5 * 8].to_vec();
+        assert_malformed(
+            &mut nes,
+            &edited(&state, at.cart + (8 + 4) * 8, &rom),
+            "the cartridge bank tables are not a mapping the NROM board can select",
+        );
+        // The console's lag count, the state's last u64.
+        assert_malformed(
+            &mut nes,
+            &edited(&state, state.len() - 8, &u64::MAX.to_le_bytes()),
+            "lag count 18446744073709551615 is out of range 0..=281474976710656",
+        );
+        // A board register: the MMC1's shift count, after the enum tag and the shift register
+        // (its board is 1 + 20 bytes: six registers, the last write's cycle u64, then seven
+        // one-byte wiring fields).
+        let mut mmc1 = Nes::from_ines(&board_rom(1, 8, 0)).unwrap();
+        run_and_hash(&mut mmc1, 5);
+        let state = mmc1.save_state();
+        let shift_count_at = state.len() - TRAILER_LEN - 21 + 2;
+        assert!(state[shift_count_at] <= 4);
+        assert_malformed(
+            &mut mmc1,
+            &edited(&state, shift_count_at, &[9]),
+            "MMC1 shift count 9 is out of range 0..=4",
+        );
+    }
+
+    #[test]
+    fn huge_cpu_cycle_counts_load_and_run() {
+        // The CPU's cycle count is valid at any value (debuggers set it) and wraps: a state
+        // with it about to wrap loads and runs.
+        let mut nes = busy_console();
+        run_and_hash(&mut nes, 3);
+        let state = nes.save_state();
+        // After A, X, Y, S, PC (u16) and P.
+        let cycles_at = layout(&nes).cpu + 7;
+        let near_wrap = edited(&state, cycles_at, &(u64::MAX - 5).to_le_bytes());
+        nes.load_state(&near_wrap).unwrap();
+        assert_eq!(nes.cpu_registers().cycles, u64::MAX - 5);
+        run_and_hash(&mut nes, 3);
+        assert!(nes.cpu_registers().cycles < 100_000, "wrapped");
+    }
+
     #[test]
     fn sealed_garbage_never_panics() {
         // A state with a valid checksum but edited content (a crafted file) must load or be
-        // refused, and the console must keep running either way.
-        let mut nes = busy_console();
-        run_and_hash(&mut nes, 4);
-        let good = nes.save_state();
+        // refused with the console untouched; one that loads must run, and what it then
+        // saves must load back and save the same. Every board, at a frame's end and mid-frame.
         let mut seed = 0x1234_5678_9ABC_DEF0u64;
-        for round in 0..300 {
-            let mut state = good.clone();
-            for _ in 0..1 + round % 8 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let position = HEADER_LEN + (seed as usize) % (state.len() - HEADER_LEN);
-                state[position] = (seed >> 40) as u8;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut loaded, mut refused) = (0, 0);
+        for (name, mapper, prg_16k, chr_8k) in BOARDS {
+            let rom = board_rom(mapper, prg_16k, chr_8k);
+            let fresh = || {
+                let mut nes = Nes::from_ines(&rom).unwrap();
+                nes.set_audio_sample_rate(44_100);
+                nes
+            };
+            let mut nes = fresh();
+            run_and_hash(&mut nes, 4);
+            let at_frame_end = nes.save_state();
+            for _ in 0..3_000 {
+                nes.step_instruction();
             }
-            reseal(&mut state);
-            let mut console = busy_console();
-            if console.load_state(&state).is_ok() {
+            let mid_frame = nes.save_state();
+            // Memory is most of a state and takes any value: the PPU's picture (its last
+            // field), CPU RAM (the bus's first) and the cartridge's RAM (after its 384 bytes
+            // of bank tables, up to its board, at most 40 bytes, and the trailer). Edits go
+            // elsewhere 15 times in 16.
+            let at = layout(&nes);
+            let memory = [
+                at.apu - 2 * nes_ppu::FRAME_WIDTH * nes_ppu::FRAME_HEIGHT..at.apu,
+                at.bus..at.bus + 0x800,
+                at.cart + 384..mid_frame.len() - TRAILER_LEN - 40,
+            ];
+            for round in 0..150 {
+                let mut state = [&at_frame_end, &mid_frame][round % 2].clone();
+                for _ in 0..1 + round % 8 {
+                    let mut random = next();
+                    let position = loop {
+                        let position = HEADER_LEN + random as usize % (state.len() - HEADER_LEN);
+                        let in_memory = memory.iter().any(|range| range.contains(&position));
+                        if random >> 60 == 0 || !in_memory {
+                            break position;
+                        }
+                        random = next();
+                    };
+                    state[position] = match (random >> 32) % 4 {
+                        0 => 0,
+                        1 => 0xFF,
+                        _ => (random >> 40) as u8,
+                    };
+                }
+                reseal(&mut state);
+                let mut console = fresh();
+                let before = console.save_state();
+                if console.load_state(&state).is_err() {
+                    assert_eq!(console.save_state(), before, "{name}: a refusal changed it");
+                    refused += 1;
+                    continue;
+                }
+                loaded += 1;
                 console.run_frame();
                 console.run_frame();
+                let saved = console.save_state();
+                let mut again = fresh();
+                if let Err(error) = again.load_state(&saved) {
+                    panic!("{name} round {round}: a state it saved is refused: {error}");
+                }
+                assert_eq!(again.save_state(), saved, "{name} round {round}");
+                again.run_frame();
             }
         }
+        assert!(
+            loaded > 300 && refused > 300,
+            "{loaded} loaded, {refused} refused"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! The fetched tile waits in latches until the next reload dot (9, 17, ..., 257, 329, 337),
 //! when it enters the low byte of the 16-bit shifters; pixels come out of the high byte.
 
-use crate::{ctrl, Ppu, PpuBus};
+use crate::{check_range, ctrl, Ppu, PpuBus};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// `SPREAD[b]` puts bit `7 - i` of `b` at bit `4 * (7 - i)`: one pattern plane of a tile row
@@ -47,6 +47,25 @@ pub(crate) struct BackgroundPipeline {
 }
 
 impl BackgroundPipeline {
+    /// Checks a pipeline decoded from a save state (see `Ppu::validate_state`): the
+    /// attribute latch holds a 2-bit palette number, and the serial input is a cell a reload
+    /// sets (colour 2 of one of the four palettes) or 0 before the first: `shift_by`
+    /// multiplies it into eight cells, which a wider value would overflow.
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        check_range(
+            "PPU background attribute latch",
+            self.attribute_latch,
+            0..=3,
+        )?;
+        if self.serial_in != 0 && !(0..4).any(|palette| self.serial_in == palette << 2 | 2) {
+            return Err(format!(
+                "PPU background serial input {} is not a cell a reload sets (0, 2, 6, 10, 14)",
+                self.serial_in
+            ));
+        }
+        Ok(())
+    }
+
     /// One pixel clock of the shifters. Because of the serial inputs, skipped reloads
     /// (rendering toggled mid-line) show colour 2 of the last palette (AccuracyCoin
     /// "BG Serial In"); a normal reload overwrites those cells before they are output.
@@ -183,5 +202,30 @@ mod tests {
         }
         assert_eq!(bg.pixel(0), 0b0110);
         assert_eq!(bg.pixel(7), 0b0110);
+    }
+
+    #[test]
+    fn a_serial_input_no_reload_sets_is_refused() {
+        // Found by the save-state fuzzer: `shift_by` multiplied this into an overflow.
+        for palette in 0..4 {
+            let mut bg = BackgroundPipeline {
+                attribute_latch: palette,
+                ..Default::default()
+            };
+            bg.reload();
+            assert_eq!(bg.validate_state(), Ok(()));
+        }
+        let bg = BackgroundPipeline {
+            serial_in: 1 << 60,
+            ..Default::default()
+        };
+        assert_eq!(
+            bg.validate_state(),
+            Err(
+                "PPU background serial input 1152921504606846976 is not a cell a reload sets \
+                 (0, 2, 6, 10, 14)"
+                    .to_string()
+            )
+        );
     }
 }

@@ -21,7 +21,8 @@ mod sprites;
 #[cfg(test)]
 mod test_support;
 
-use std::fmt;
+use std::fmt::{self, Display};
+use std::ops::RangeInclusive;
 
 use borsh::{BorshDeserialize, BorshSerialize};
 
@@ -51,6 +52,28 @@ pub const PRE_RENDER_SCANLINE: u16 = 261;
 /// Dots in a whole frame (262 lines of 341 dots) when no dot is skipped: also the length of
 /// each frame a parked PPU counts (see [`Ppu::park`]).
 pub const DOTS_PER_FRAME: u32 = SCANLINES_PER_FRAME as u32 * DOTS_PER_SCANLINE as u32;
+
+/// The most frames a save state may have completed: 2^48 frames is over 150,000 years at 60
+/// a second, so no real state comes near it, and counting on from it cannot overflow.
+const MAX_STATE_FRAMES: u64 = 1 << 48;
+
+/// Checks a field of a loaded state (see [`Ppu::validate_state`]): the error names the field,
+/// its value and its range.
+pub(crate) fn check_range<T: PartialOrd + Display>(
+    field: &str,
+    value: T,
+    range: RangeInclusive<T>,
+) -> Result<(), String> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field} {value} is out of range {}..={}",
+            range.start(),
+            range.end()
+        ))
+    }
+}
 
 /// The PPU's memory bus, implemented by the console (cartridge CHR + nametables).
 /// `$0000-$3EFF` only: palette RAM (`$3F00-$3FFF`) is inside the PPU.
@@ -113,6 +136,31 @@ pub(crate) struct RegisterDelays {
 }
 
 impl RegisterDelays {
+    /// Checks delays decoded from a save state (see [`Ppu::validate_state`]): each counts
+    /// down from the delay its register access sets.
+    fn validate_state(&self) -> Result<(), String> {
+        check_range(
+            "PPU $2001 write delay",
+            self.mask,
+            0..=registers::MASK_WRITE_DELAY_DOTS,
+        )?;
+        check_range(
+            "PPU $2007 read delay",
+            self.data_read,
+            0..=registers::DATA_READ_DELAY_DOTS,
+        )?;
+        check_range(
+            "PPU $2006 write delay",
+            self.addr_write,
+            0..=registers::ADDR_WRITE_DELAY_DOTS,
+        )?;
+        check_range(
+            "PPU address latch glitch delay",
+            self.ale_glitch,
+            0..=render::MAX_ALE_GLITCH_DELAY_DOTS,
+        )
+    }
+
     /// Whether any delayed effect is pending.
     #[inline(always)]
     pub fn any(&self) -> bool {
@@ -470,6 +518,48 @@ impl Ppu {
             frame_end_lead: timing.frame_end_lead.min(FrameTiming::MAX_LEAD),
             ..timing
         };
+    }
+
+    /// Checks a PPU decoded from a save state before a console accepts it: the position is a
+    /// dot of the frame, every counter, index and address lies in the range the chip can
+    /// reach, and the values cached from others (the decoded `$2001`, the colour cache) agree
+    /// with them. Err names the first field out of range. (The park and the frame timing are
+    /// checked as they are decoded.) Loading only: the running PPU never needs it.
+    pub fn validate_state(&self) -> Result<(), String> {
+        check_range("PPU scanline", self.scanline, 0..=PRE_RENDER_SCANLINE)?;
+        check_range("PPU dot", self.dot, 0..=DOTS_PER_SCANLINE - 1)?;
+        check_range(
+            "PPU frames completed",
+            self.frames_completed,
+            0..=MAX_STATE_FRAMES,
+        )?;
+        if self.decoded_mask() != registers::DecodedMask::of(self.mask) {
+            return Err(format!(
+                "PPU decoded $2001 does not match $2001 = ${:02X}",
+                self.mask
+            ));
+        }
+        if let Some(index) = self.palette_ram.iter().position(|&entry| entry > 0x3F) {
+            return Err(format!(
+                "PPU palette RAM entry {index} = ${:02X} is out of range $00..=$3F",
+                self.palette_ram[index]
+            ));
+        }
+        if self.colour_cache != self.colour_cache_values() {
+            return Err("PPU colour cache does not match palette RAM and $2001".to_string());
+        }
+        check_range("PPU pending VRAM address", self.pending_v, 0..=0x7FFF)?;
+        self.delays.validate_state()?;
+        self.scroll.validate_state()?;
+        self.background.validate_state()?;
+        self.evaluation.validate_state()?;
+        check_range(
+            "PPU sprite evaluation dot",
+            self.evaluation_cursor,
+            1..=DOTS_PER_SCANLINE - 1,
+        )?;
+        check_range("PPU pixel x", self.pixel_x, 0..=FRAME_WIDTH as u16)?;
+        self.sprite_line.validate_state()
     }
 
     /// Whether the PPU is parked (see [`Ppu::park`]).
@@ -847,5 +937,163 @@ mod catch_up_tests {
             }
             assert!(changes > 8, "the walk saw {changes} changes");
         }
+    }
+}
+
+#[cfg(test)]
+mod state_validation_tests {
+    use crate::test_support::FlatBus;
+    use crate::{FrameTiming, Ppu};
+
+    /// A PPU rendering sprites (8x16, many on a line) and background, with palette and OAM
+    /// loaded, after its warm-up.
+    fn busy() -> (Ppu, FlatBus) {
+        let mut ppu = Ppu::new();
+        let mut bus = FlatBus::new();
+        let mut seed = 5u32;
+        for byte in bus.memory.iter_mut() {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            *byte = (seed >> 16) as u8;
+        }
+        ppu.run_dots(100_000, &mut bus);
+        ppu.write_register(0x2006, 0x3F, &mut bus);
+        ppu.write_register(0x2006, 0x00, &mut bus);
+        for colour in 0..32 {
+            ppu.write_register(0x2007, colour * 7, &mut bus);
+        }
+        ppu.write_register(0x2003, 0, &mut bus);
+        for index in 0..=255u8 {
+            ppu.write_register(0x2004, index.wrapping_mul(29) ^ (index >> 3), &mut bus);
+        }
+        ppu.write_register(0x2000, 0xA0, &mut bus);
+        ppu.write_register(0x2001, 0x1E, &mut bus);
+        (ppu, bus)
+    }
+
+    #[test]
+    fn states_of_a_running_ppu_validate() {
+        for timing in [FrameTiming::HARDWARE, FrameTiming::FCEUX] {
+            let (mut ppu, mut bus) = busy();
+            ppu.set_frame_timing(timing);
+            let mut seed = 77u32;
+            for round in 0..3_000u32 {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                ppu.run_dots((seed >> 16) % 300, &mut bus);
+                assert_eq!(ppu.validate_state(), Ok(()), "{timing:?} round {round}");
+                // Register accesses that leave delays, frozen sprite units and the
+                // evaluation mid-way in the state.
+                match round % 11 {
+                    0 => ppu.write_register(0x2001, (seed >> 8) as u8 & 0x1F, &mut bus),
+                    1 => ppu.write_register(0x2001, 0x1E, &mut bus),
+                    2 => {
+                        ppu.read_register(0x2007, &mut bus);
+                    }
+                    3 => ppu.write_register(0x2006, (seed >> 4) as u8 & 0x3F, &mut bus),
+                    4 => {
+                        ppu.read_register(0x2004, &mut bus);
+                    }
+                    5 => ppu.write_register(0x2004, seed as u8, &mut bus),
+                    6 => {
+                        ppu.read_register(0x2002, &mut bus);
+                    }
+                    7 => ppu.write_register(0x2005, (seed >> 12) as u8, &mut bus),
+                    _ => {}
+                }
+                assert_eq!(ppu.validate_state(), Ok(()), "{timing:?} round {round}");
+            }
+        }
+        let mut parked = Ppu::new();
+        parked.set_frame_timing(FrameTiming::FCEUX);
+        parked.park(2);
+        assert_eq!(parked.validate_state(), Ok(()));
+        assert_eq!(Ppu::new().validate_state(), Ok(()));
+    }
+
+    /// A busy PPU edited by `edit` must be refused with `message`.
+    fn refused(edit: impl FnOnce(&mut Ppu), message: &str) {
+        let (mut ppu, mut bus) = busy();
+        ppu.run_dots(150_000, &mut bus);
+        edit(&mut ppu);
+        assert_eq!(ppu.validate_state(), Err(message.to_string()));
+    }
+
+    #[test]
+    fn positions_and_counters_out_of_range_are_refused() {
+        // A scanline past the frame would count up until it overflowed; a dot past the line
+        // underflows `end - dot` in the blank-dot batches.
+        refused(
+            |p| p.scanline = 262,
+            "PPU scanline 262 is out of range 0..=261",
+        );
+        refused(|p| p.dot = 341, "PPU dot 341 is out of range 0..=340");
+        refused(
+            |p| p.frames_completed = u64::MAX,
+            "PPU frames completed 18446744073709551615 is out of range 0..=281474976710656",
+        );
+        refused(
+            |p| p.evaluation_cursor = 0,
+            "PPU sprite evaluation dot 0 is out of range 1..=340",
+        );
+        refused(
+            |p| p.pixel_x = 300,
+            "PPU pixel x 300 is out of range 0..=256",
+        );
+    }
+
+    #[test]
+    fn registers_and_addresses_out_of_range_are_refused() {
+        refused(
+            |p| p.scroll.v = 0x8000,
+            "PPU VRAM address (v) 32768 is out of range 0..=32767",
+        );
+        refused(
+            |p| p.scroll.fine_x = 8,
+            "PPU fine X scroll 8 is out of range 0..=7",
+        );
+        refused(
+            |p| p.pending_v = 0xFFFF,
+            "PPU pending VRAM address 65535 is out of range 0..=32767",
+        );
+        refused(
+            |p| p.delays.mask = 200,
+            "PPU $2001 write delay 200 is out of range 0..=4",
+        );
+        refused(
+            |p| p.delays.ale_glitch = 4,
+            "PPU address latch glitch delay 4 is out of range 0..=3",
+        );
+        refused(
+            |p| p.background.attribute_latch = 4,
+            "PPU background attribute latch 4 is out of range 0..=3",
+        );
+        refused(
+            |p| p.palette_ram[17] = 0x40,
+            "PPU palette RAM entry 17 = $40 is out of range $00..=$3F",
+        );
+    }
+
+    #[test]
+    fn sprite_state_out_of_range_is_refused() {
+        // Each part's own fields: see the tests in sprite_evaluation.rs and sprites.rs.
+        refused(
+            |p| p.evaluation.sprite_count = 9,
+            "PPU sprites on the next line 9 is out of range 0..=8",
+        );
+        refused(
+            |p| p.sprite_line.frozen_at = Some((300, 0)),
+            "PPU sprite units' frozen scanline 300 is out of range 0..=261",
+        );
+    }
+
+    #[test]
+    fn cached_values_that_disagree_with_their_source_are_refused() {
+        refused(
+            |p| p.background_min_x = 1 << 40,
+            "PPU decoded $2001 does not match $2001 = $1E",
+        );
+        refused(
+            |p| p.colour_cache[5] = 0xFFFF,
+            "PPU colour cache does not match palette RAM and $2001",
+        );
     }
 }

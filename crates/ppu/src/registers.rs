@@ -62,6 +62,38 @@ impl IoLatch {
     }
 }
 
+/// The forms of a `$2001` value the pixel path reads (the `Ppu` fields of the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DecodedMask {
+    pub rendering_enabled: bool,
+    pub background_min_x: usize,
+    pub sprite_min_x: usize,
+    pub colour_mask: u8,
+    pub emphasis_bits: u16,
+}
+
+impl DecodedMask {
+    pub(crate) fn of(value: u8) -> DecodedMask {
+        let first_visible_x = |enable: u8, left: u8| match (value & enable != 0, value & left != 0)
+        {
+            (false, _) => 256,
+            (true, false) => 8,
+            (true, true) => 0,
+        };
+        DecodedMask {
+            rendering_enabled: value & mask::RENDERING != 0,
+            background_min_x: first_visible_x(mask::BACKGROUND, mask::BACKGROUND_LEFT),
+            sprite_min_x: first_visible_x(mask::SPRITES, mask::SPRITES_LEFT),
+            colour_mask: if value & mask::GREYSCALE != 0 {
+                0x30
+            } else {
+                0x3F
+            },
+            emphasis_bits: u16::from(value >> 5) << 6,
+        }
+    }
+}
+
 impl Ppu {
     /// A CPU read of `$2000-$3FFF`; `addr & 7` selects the register.
     pub fn read_register<B: PpuBus>(&mut self, addr: u16, bus: &mut B) -> u8 {
@@ -225,22 +257,25 @@ impl Ppu {
     /// Stores PPUMASK and its decoded forms.
     pub(crate) fn set_mask(&mut self, value: u8) {
         self.mask = value;
-        self.rendering_enabled = value & mask::RENDERING != 0;
-        let first_visible_x = |enable: u8, left: u8| match (value & enable != 0, value & left != 0)
-        {
-            (false, _) => 256,
-            (true, false) => 8,
-            (true, true) => 0,
-        };
-        self.background_min_x = first_visible_x(mask::BACKGROUND, mask::BACKGROUND_LEFT);
-        self.sprite_min_x = first_visible_x(mask::SPRITES, mask::SPRITES_LEFT);
-        self.colour_mask = if value & mask::GREYSCALE != 0 {
-            0x30
-        } else {
-            0x3F
-        };
-        self.emphasis_bits = u16::from(value >> 5) << 6;
+        DecodedMask {
+            rendering_enabled: self.rendering_enabled,
+            background_min_x: self.background_min_x,
+            sprite_min_x: self.sprite_min_x,
+            colour_mask: self.colour_mask,
+            emphasis_bits: self.emphasis_bits,
+        } = DecodedMask::of(value);
         self.refresh_colour_cache();
+    }
+
+    /// The decoded `$2001` fields as they stand (see [`DecodedMask`]).
+    pub(crate) fn decoded_mask(&self) -> DecodedMask {
+        DecodedMask {
+            rendering_enabled: self.rendering_enabled,
+            background_min_x: self.background_min_x,
+            sprite_min_x: self.sprite_min_x,
+            colour_mask: self.colour_mask,
+            emphasis_bits: self.emphasis_bits,
+        }
     }
 
     /// `$2002`: VBlank, sprite 0 hit, overflow; the low five bits are the I/O latch.

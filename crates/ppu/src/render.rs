@@ -13,6 +13,9 @@ use crate::{
 /// 10-even_odd_timing pins it to the dot.
 const ODD_FRAME_SKIP_SAMPLE_DOT: u16 = 338;
 
+/// The longest delay `schedule_ale_glitch` sets.
+pub(crate) const MAX_ALE_GLITCH_DELAY_DOTS: u8 = 3;
+
 /// What a rendering line (visible or pre-render, rendering enabled) does on each dot, from the
 /// NESdev wiki "PPU rendering" timing diagram. One table lookup and one jump per dot replace
 /// the range tests; the pre-render line uses the same table without the pixel output.
@@ -338,7 +341,11 @@ impl Ppu {
         self.stale_low_byte = current_fetch_addr as u8;
         // Fetches start on odd dots; the next one starts 2 dots on from an odd dot, 1 from an
         // even one. It is redone before the work of the dot after it.
-        self.delays.ale_glitch = if self.dot & 1 == 1 { 3 } else { 2 };
+        self.delays.ale_glitch = if self.dot & 1 == 1 {
+            MAX_ALE_GLITCH_DELAY_DOTS
+        } else {
+            MAX_ALE_GLITCH_DELAY_DOTS - 1
+        };
     }
 
     /// Redoes the background fetch made on the previous dot with the stale low address byte.
@@ -882,12 +889,17 @@ impl Ppu {
     /// after palette RAM or `$2001` changes. Background indices with colour 0 all show the
     /// backdrop ($3F00).
     pub(crate) fn refresh_colour_cache(&mut self) {
-        for (index, entry) in self.colour_cache.iter_mut().enumerate() {
-            let source = if index & 3 == 0 { 0 } else { index };
-            *entry = u16::from(self.palette_ram[source] & self.colour_mask) | self.emphasis_bits;
-        }
+        self.colour_cache = self.colour_cache_values();
         // Rebuilt on the next pixels: palette uploads write many entries in a row.
         self.colour_pairs.valid = false;
+    }
+
+    /// What `colour_cache` holds for the palette RAM and `$2001` as they stand.
+    pub(crate) fn colour_cache_values(&self) -> [u16; 32] {
+        std::array::from_fn(|index| {
+            let source = if index & 3 == 0 { 0 } else { index };
+            u16::from(self.palette_ram[source] & self.colour_mask) | self.emphasis_bits
+        })
     }
 
     /// Recomputes `colour_pairs` from the background half of `colour_cache`.

@@ -3,6 +3,7 @@
 //!
 //! v and t are 15-bit: `yyy NN YYYYY XXXXX` = fine Y, nametable select, coarse Y, coarse X.
 
+use crate::check_range;
 use borsh::{BorshDeserialize, BorshSerialize};
 
 const COARSE_X: u16 = 0x001F;
@@ -28,6 +29,14 @@ pub(crate) struct ScrollRegisters {
 }
 
 impl ScrollRegisters {
+    /// Checks scroll registers decoded from a save state (see `Ppu::validate_state`): v and t
+    /// are 15-bit, fine X 3-bit.
+    pub fn validate_state(&self) -> Result<(), String> {
+        check_range("PPU VRAM address (v)", self.v, 0..=0x7FFF)?;
+        check_range("PPU temporary VRAM address (t)", self.t, 0..=0x7FFF)?;
+        check_range("PPU fine X scroll", self.fine_x, 0..=7)
+    }
+
     /// `$2000` write: t's nametable select bits come from the value's low two bits.
     #[inline]
     pub fn write_ctrl(&mut self, value: u8) {

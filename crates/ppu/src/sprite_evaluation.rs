@@ -6,7 +6,7 @@
 //! flag, but increments m together with n when a sprite is not in range, so it checks tile,
 //! attribute and X bytes as if they were Y: the famous false positives and negatives.
 
-use crate::{ctrl, Ppu};
+use crate::{check_range, ctrl, Ppu};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
@@ -42,6 +42,27 @@ pub(crate) struct SpriteEvaluation {
 }
 
 impl SpriteEvaluation {
+    /// Checks an evaluation decoded from a save state (see `Ppu::validate_state`): the
+    /// secondary OAM index stops at 32 (the byte after the eighth sprite), a sprite has at
+    /// most 3 bytes left to copy (and so does an overflowing one), and at most 8 sprites are
+    /// found. An index far past 32 would overflow its increments.
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        check_range(
+            "PPU sprite evaluation secondary OAM index",
+            self.secondary_index,
+            0..=32,
+        )?;
+        check_range(
+            "PPU sprite evaluation bytes to copy",
+            self.bytes_to_copy,
+            0..=3,
+        )?;
+        if let EvaluationState::OverflowCopy(left) = self.state {
+            check_range("PPU sprite overflow bytes to copy", left, 1..=3)?;
+        }
+        check_range("PPU sprites on the next line", self.sprite_count, 0..=8)
+    }
+
     fn begin(&mut self) {
         self.state = EvaluationState::Scanning;
         self.secondary_index = 0;
@@ -279,6 +300,7 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
+    use super::{EvaluationState, SpriteEvaluation};
     use crate::test_support::{run_to, FlatBus};
     use crate::Ppu;
 
@@ -476,5 +498,32 @@ mod tests {
         run_to(&mut ppu, &mut bus, 40, 257);
         assert_eq!(ppu.sprites_on_next_line(), 0);
         assert_eq!(&ppu.secondary_oam()[1..4], &[0xFF; 3]);
+    }
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        let (ppu, _) = evaluate(&[0x10; 256], 0, 0x10);
+        assert_eq!(ppu.evaluation.validate_state(), Ok(()));
+        type Edit = fn(&mut SpriteEvaluation);
+        let cases: [(Edit, &str); 3] = [
+            // Incremented while copying: 255 would overflow.
+            (
+                |e| e.secondary_index = 255,
+                "PPU sprite evaluation secondary OAM index 255 is out of range 0..=32",
+            ),
+            (
+                |e| e.bytes_to_copy = 4,
+                "PPU sprite evaluation bytes to copy 4 is out of range 0..=3",
+            ),
+            (
+                |e| e.state = EvaluationState::OverflowCopy(0),
+                "PPU sprite overflow bytes to copy 0 is out of range 1..=3",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut evaluation = ppu.evaluation.clone();
+            edit(&mut evaluation);
+            assert_eq!(evaluation.validate_state(), Err(message.to_string()));
+        }
     }
 }

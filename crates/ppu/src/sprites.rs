@@ -5,7 +5,9 @@
 //! 256-entry line buffer as each one's high pattern byte arrives, lower OAM index first and
 //! never over an opaque pixel (the first opaque sprite wins, whatever its priority bit).
 
-use crate::{ctrl, Ppu, PpuBus, POST_RENDER_SCANLINE, SCANLINES_PER_FRAME};
+use crate::{
+    check_range, ctrl, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE, SCANLINES_PER_FRAME,
+};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Line-buffer cell flags. A cell is 0 when no sprite covers the pixel; otherwise bits 0-4
@@ -107,6 +109,37 @@ impl Default for SpriteLine {
 }
 
 impl SpriteLine {
+    /// Checks a sprite line decoded from a save state (see `Ppu::validate_state`): the
+    /// pattern address is a pattern table address, each unit's counter was loaded from an X
+    /// byte and its shifters sent out at most their 8 pixels (`8 - shifted` and the shifts
+    /// by it assume so), and the pixel positions lie on a line.
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        check_range("PPU sprite pattern address", self.pattern_addr, 0..=0x1FFF)?;
+        for (slot, unit) in self.units.iter().enumerate() {
+            check_range(
+                &format!("PPU sprite unit {slot} counter"),
+                unit.counter,
+                0..=0xFF,
+            )?;
+            check_range(
+                &format!("PPU sprite unit {slot} pixels sent"),
+                unit.shifted,
+                0..=8,
+            )?;
+        }
+        let width = FRAME_WIDTH as u16;
+        check_range("PPU sprite units' pixel x", self.units_x, 0..=width)?;
+        if let Some((line, x)) = self.frozen_at {
+            check_range(
+                "PPU sprite units' frozen scanline",
+                line,
+                0..=SCANLINES_PER_FRAME - 1,
+            )?;
+            check_range("PPU sprite units' frozen pixel x", x, 0..=width)?;
+        }
+        Ok(())
+    }
+
     /// Empties the buffer before the next line's sprites are fetched (dot 257).
     #[inline]
     pub fn clear(&mut self) {
@@ -345,6 +378,41 @@ impl Ppu {
             0
         } else {
             self.scanline + 1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_fields_out_of_range_are_refused() {
+        assert_eq!(SpriteLine::default().validate_state(), Ok(()));
+        type Edit = fn(&mut SpriteLine);
+        let cases: [(Edit, &str); 4] = [
+            (
+                |l| l.pattern_addr = 0x2000,
+                "PPU sprite pattern address 8192 is out of range 0..=8191",
+            ),
+            // `8 - shifted` would underflow.
+            (
+                |l| l.units[3].shifted = 9,
+                "PPU sprite unit 3 pixels sent 9 is out of range 0..=8",
+            ),
+            (
+                |l| l.units[0].counter = 256,
+                "PPU sprite unit 0 counter 256 is out of range 0..=255",
+            ),
+            (
+                |l| l.frozen_at = Some((0, 999)),
+                "PPU sprite units' frozen pixel x 999 is out of range 0..=256",
+            ),
+        ];
+        for (edit, message) in cases {
+            let mut line = SpriteLine::default();
+            edit(&mut line);
+            assert_eq!(line.validate_state(), Err(message.to_string()));
         }
     }
 }

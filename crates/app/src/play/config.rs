@@ -19,12 +19,35 @@ pub struct Config {
     pub lua: LuaConfig,
 }
 
-/// How a Lua script's output shows in the window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// How a Lua script's output shows in the window, and its watchdog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LuaConfig {
     /// Show the script's `print` lines on screen too (they always go to the terminal).
     pub print_on_screen: bool,
+    /// Stop a script that runs this many seconds without yielding to the emulator; 0: never
+    /// (FCEUX's behaviour, where the window would freeze).
+    pub watchdog_seconds: f64,
+}
+
+/// The watchdog's default in the window: on, since a frozen window is worse than a stopped
+/// script, and long enough for any script's start-up work.
+const DEFAULT_WATCHDOG_SECONDS: f64 = 5.0;
+
+impl Default for LuaConfig {
+    fn default() -> Self {
+        LuaConfig {
+            print_on_screen: false,
+            watchdog_seconds: DEFAULT_WATCHDOG_SECONDS,
+        }
+    }
+}
+
+impl LuaConfig {
+    /// The watchdog's limit (checked by [`Config::parse`], so a bad value is none here).
+    pub fn watchdog(&self) -> Option<std::time::Duration> {
+        nes_lua::watchdog_limit(self.watchdog_seconds).unwrap_or(None)
+    }
 }
 
 /// How a pixel of the NES picture is shaped on screen.
@@ -377,6 +400,10 @@ pause = ["Mode"]
 # A Lua script's print() output always goes to the terminal; also show it on screen?
 # (emu.message() and script errors are always shown.)
 print_on_screen = false
+# Stop a script that runs this many seconds without yielding to the emulator
+# (emu.frameadvance() or the end of a callback), e.g. one stuck in an endless loop;
+# 0: never, as in FCEUX (the window freezes).
+watchdog_seconds = 5.0
 "#;
 
 impl Config {
@@ -395,6 +422,8 @@ impl Config {
     }
 
     fn validate(&self) -> Result<(), String> {
+        nes_lua::watchdog_limit(self.lua.watchdog_seconds)
+            .map_err(|e| format!("lua.watchdog_seconds: {e}"))?;
         if !(1..=8).contains(&self.video.scale) {
             return Err(format!("video.scale must be 1-8, not {}", self.video.scale));
         }
@@ -449,13 +478,13 @@ impl Config {
     /// Load `path`, creating it with the commented defaults when it does not exist.
     /// Returns the config and, when the file was created, a note saying so.
     pub fn load_or_create(path: &Path) -> Result<(Config, Option<String>), String> {
-        match std::fs::read_to_string(path) {
+        match nes_app::limits::read_text_limited(path, &nes_app::limits::CONFIG) {
             Ok(text) => {
                 let config =
                     Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
                 Ok((config, None))
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir)
                         .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -467,7 +496,7 @@ impl Config {
                     Some(format!("created the settings file {}", path.display())),
                 ))
             }
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) => Err(e.to_string()),
         }
     }
 }
@@ -522,11 +551,29 @@ mod tests {
     }
 
     #[test]
+    fn the_lua_watchdog_is_on_by_default_and_0_turns_it_off() {
+        let default = Config::default();
+        assert_eq!(
+            default.lua.watchdog(),
+            Some(std::time::Duration::from_secs(5))
+        );
+        let off = Config::parse("[lua]\nwatchdog_seconds = 0\n").unwrap();
+        assert_eq!(off.lua.watchdog(), None);
+        let whole = Config::parse("[lua]\nwatchdog_seconds = 2\n").unwrap();
+        assert_eq!(
+            whole.lua.watchdog(),
+            Some(std::time::Duration::from_secs(2))
+        );
+    }
+
+    #[test]
     fn bad_values_are_reported_by_name() {
         let err = Config::parse("[video]\nscale = 0\n").unwrap_err();
         assert!(err.contains("video.scale"), "{err}");
         let err = Config::parse("[audio]\nvolume = 101\n").unwrap_err();
         assert!(err.contains("audio.volume"), "{err}");
+        let err = Config::parse("[lua]\nwatchdog_seconds = -1\n").unwrap_err();
+        assert!(err.contains("lua.watchdog_seconds"), "{err}");
         let err = Config::parse("[video]\npixel_aspect = \"wide\"\n").unwrap_err();
         assert!(err.contains("pixel_aspect"), "{err}");
         let err = Config::parse("[video]\nscael = 2\n").unwrap_err();

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use nes::{Cartridge, Nes, PowerOn, Rewind};
 use nes_app::battery::{BatterySave, LoadOutcome};
+use nes_app::limits;
 use nes_app::output::write_atomically;
 
 /// Save-state slots: 0-9.
@@ -44,8 +45,7 @@ impl Game {
         notes: &mut Vec<String>,
     ) -> Result<Game, String> {
         let rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_owned());
-        let bytes =
-            std::fs::read(&rom).map_err(|e| format!("cannot read {}: {e}", rom.display()))?;
+        let bytes = limits::read_limited(&rom, &limits::ROM).map_err(|e| e.to_string())?;
         let cart = Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
         let mut nes = Nes::with_power_on(cart, options.power_on);
         if let Some(title) = nes.rom_info().known_title {
@@ -149,12 +149,10 @@ impl Game {
 
     pub fn load_state(&mut self, slot: u8) -> Result<(), String> {
         let path = self.state_path(slot);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match limits::read_limited(&path, &limits::SAVE_STATE) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("State {slot} is empty"))
-            }
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) if e.is_not_found() => return Err(format!("State {slot} is empty")),
+            Err(e) => return Err(e.to_string()),
         };
         self.nes
             .load_state(&bytes)

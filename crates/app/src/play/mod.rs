@@ -79,6 +79,11 @@ pub(crate) struct PlayArgs {
     /// Show the script's print output on screen too (config: lua.print_on_screen).
     #[arg(long)]
     lua_print_on_screen: bool,
+    /// Stop a script that runs this long without yielding to the emulator (emu.frameadvance()
+    /// or the end of a callback); 0: never, as in FCEUX (config: lua.watchdog_seconds, 5 by
+    /// default).
+    #[arg(long, value_name = "SECONDS", value_parser = nes_lua::parse_watchdog_seconds)]
+    lua_watchdog: Option<f64>,
     /// How the console starts (default: FCEUX's timeline with --lua, else the hardware one).
     #[command(flatten)]
     power_on: nes_app::power_on::PowerOnArgs,
@@ -108,6 +113,9 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
     }
     if args.lua_print_on_screen {
         config.lua.print_on_screen = true;
+    }
+    if let Some(seconds) = args.lua_watchdog {
+        config.lua.watchdog_seconds = seconds;
     }
     let input = InputState::new(
         InputMap::from_config(&config)?,
@@ -202,7 +210,11 @@ fn library_installed(library: &str) -> bool {
             return true;
         }
     }
-    if let Ok(cache) = std::fs::read("/etc/ld.so.cache") {
+    let cache = nes_app::limits::read_limited(
+        Path::new("/etc/ld.so.cache"),
+        &nes_app::limits::LOADER_CACHE,
+    );
+    if let Ok(cache) = cache {
         let name = library.as_bytes();
         if cache.windows(name.len()).any(|window| window == name) {
             return true;

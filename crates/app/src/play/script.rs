@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Duration;
 
 use nes::{Buttons, Nes, Palette};
 use nes_lua::{FrameInput, HostInput, HostOptions, LuaHost, SpeedMode};
@@ -25,6 +26,8 @@ pub struct Script {
     host: Option<LuaHost>,
     /// `print` lines not yet shown on screen (they reach the terminal as they are printed).
     printed: Rc<RefCell<Vec<String>>>,
+    /// The watchdog's limit for the next start ([`LuaHost::set_watchdog`]).
+    watchdog: Option<Duration>,
 }
 
 /// What a frame did to the window's state.
@@ -45,7 +48,14 @@ impl Script {
             arg,
             host: None,
             printed: Rc::default(),
+            watchdog: None,
         }
+    }
+
+    /// Stop the script, from its next start on, when it runs for `limit` without yielding to
+    /// the emulator (`None`: never, as in FCEUX).
+    pub fn set_watchdog(&mut self, limit: Option<Duration>) {
+        self.watchdog = limit;
     }
 
     /// The script's file name, for messages.
@@ -76,6 +86,7 @@ impl Script {
         };
         let mut host = LuaHost::load(&self.path, options)
             .map_err(|e| format!("Lua script not loaded: {e}"))?;
+        host.set_watchdog(self.watchdog);
         let printed = self.printed.clone();
         host.set_print_sink(move |line| {
             use std::io::Write;
@@ -461,6 +472,28 @@ mod tests {
         assert_eq!(fceux_key_name(KeyCode::ControlRight), Some("control"));
         assert_eq!(fceux_key_name(KeyCode::Backslash), Some("\\"));
         assert_eq!(fceux_key_name(KeyCode::LaunchMail), None);
+    }
+
+    #[test]
+    fn the_watchdog_stops_an_endless_script_and_the_game_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut game = game(dir.path());
+        let mut script = script(dir.path(), "emu.frameadvance()\nwhile true do end");
+        script.set_watchdog(Some(Duration::from_millis(100)));
+        script.start(&mut game, &Palette::ntsc()).unwrap();
+        for _ in 0..3 {
+            script.run_frame(&mut game.nes, [Buttons::empty(); 2]);
+        }
+        assert!(!script.is_running());
+        assert_eq!(game.nes.frame_count(), 3, "the game ran every frame");
+        let mut osd = Osd::default();
+        script.report(&mut osd, false);
+        // The long message is wrapped on screen (and its first lines may scroll away).
+        let shown = osd.messages().collect::<Vec<String>>().join(" ");
+        assert!(
+            shown.contains("stopped by the watchdog: the script ran for 0.1 s"),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -88,6 +88,9 @@ pub struct App {
     needs_redraw: bool,
     error: Option<String>,
     finished: bool,
+    /// Tests: the next frame panics with this message, as an emulator bug would.
+    #[cfg(test)]
+    panic_next_frame: Option<&'static str>,
 }
 
 impl std::fmt::Debug for App {
@@ -150,6 +153,8 @@ impl App {
             needs_redraw: true,
             error: None,
             finished: false,
+            #[cfg(test)]
+            panic_next_frame: None,
             config,
             session,
         };
@@ -177,6 +182,7 @@ impl App {
             ));
             return;
         };
+        script.set_watchdog(self.config.lua.watchdog());
         let note = script.start(game, &self.session.palette);
         let note = note.unwrap_or_else(|e| e);
         eprintln!("{note}");
@@ -434,12 +440,14 @@ impl App {
                 SCREEN_WIDTH as u32,
                 SCREEN_HEIGHT as u32,
             ) {
-                Ok(()) => println!("screenshot: {}", path.display()),
+                Ok(()) => {
+                    nes_app::outln!("screenshot: {}", path.display());
+                }
                 Err(e) => self.error = self.error.take().or(Some(e.to_string())),
             }
         }
         if let Some(game) = &self.game {
-            println!("frames: {}", game.frames);
+            nes_app::outln!("frames: {}", game.frames);
         }
         event_loop.exit();
     }
@@ -736,30 +744,48 @@ impl App {
             return false;
         }
         let user = [self.input.buttons(0), self.input.buttons(1)];
-        // `emu.exit()` / `os.exit()`: FCEUX quits, and so does the window.
-        let mut script_quits = false;
-        match &mut self.script {
-            Some(script) => {
-                script.set_host_input(self.input.keys_held(), self.mouse, self.mouse_buttons);
-                let frame = script.run_frame(&mut game.nes, user);
-                script.report(&mut self.osd, self.config.lua.print_on_screen);
-                self.speed_mode = frame.speed_mode;
-                script_quits = frame.exit_requested;
-                if frame.pause_requested && !self.paused {
-                    self.paused = true;
-                    self.osd.message("Paused by the Lua script");
+        #[cfg(test)]
+        let panic_now = self.panic_next_frame.take();
+        // An emulator bug must not take the window (and the player's other games) down: the
+        // frame runs under `catch_unwind` (release builds unwind too).
+        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            #[cfg(test)]
+            if let Some(message) = panic_now {
+                panic!("{message}");
+            }
+            // `emu.exit()` / `os.exit()`: FCEUX quits, and so does the window.
+            let mut script_quits = false;
+            match &mut self.script {
+                Some(script) => {
+                    script.set_host_input(self.input.keys_held(), self.mouse, self.mouse_buttons);
+                    let frame = script.run_frame(&mut game.nes, user);
+                    script.report(&mut self.osd, self.config.lua.print_on_screen);
+                    self.speed_mode = frame.speed_mode;
+                    script_quits = frame.exit_requested;
+                    if frame.pause_requested && !self.paused {
+                        self.paused = true;
+                        self.osd.message("Paused by the Lua script");
+                    }
+                    if self.paused {
+                        // After a frame advance the script waits again.
+                        script.set_paused(true);
+                    }
                 }
-                if self.paused {
-                    // After a frame advance the script waits again.
-                    script.set_paused(true);
+                None => {
+                    game.nes.set_buttons(0, user[0]);
+                    game.nes.set_buttons(1, user[1]);
+                    game.nes.run_frame();
                 }
             }
-            None => {
-                game.nes.set_buttons(0, user[0]);
-                game.nes.set_buttons(1, user[1]);
-                game.nes.run_frame();
+            script_quits
+        }));
+        let script_quits = match stepped {
+            Ok(quits) => quits,
+            Err(payload) => {
+                self.emulator_crashed(payload.as_ref());
+                return false;
             }
-        }
+        };
         if let Err(e) = game.frame_done() {
             eprintln!("{e}");
             self.osd.message(e);
@@ -784,6 +810,25 @@ impl App {
             }
         }
         script_quits || self.session.exit_after_frames == Some(game.frames)
+    }
+
+    /// The emulator panicked running a frame: the game is closed (the window shows the start
+    /// screen and takes another game) without writing its battery save, since the console's
+    /// state may be half-updated: the last periodic save is kept.
+    fn emulator_crashed(&mut self, payload: &(dyn std::any::Any + Send)) {
+        let name = self.game.as_ref().map(Game::name).unwrap_or_default();
+        let message = format!(
+            "The emulator crashed running {name} ({}); the game was closed without writing \
+             its battery save",
+            nes_app::panic_message(payload)
+        );
+        eprintln!("{message}");
+        self.osd.message(message);
+        self.game = None;
+        self.speed_mode = SpeedMode::Normal;
+        if let Some(audio) = &self.audio {
+            audio.clear();
+        }
     }
 
     /// Compose the 256x240 picture into `self.picture`: the game (or the start screen), the
@@ -1057,6 +1102,28 @@ mod tests {
         emu.pause()
         while true do memory.writebyte(0x0301, emu.framecount()) emu.frameadvance() end
     "##;
+
+    #[test]
+    fn an_emulator_panic_closes_the_game_and_the_window_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = app(dir.path(), "while true do emu.frameadvance() end");
+        app.run_frame();
+        app.panic_next_frame = Some("mapper exploded");
+        assert!(!app.run_frame());
+        assert!(app.game.is_none());
+        // The message, wrapped into on-screen lines.
+        let shown = app.osd.messages().collect::<Vec<_>>().join(" ");
+        assert!(
+            shown.contains("crashed running loop (mapper exploded)"),
+            "{shown}"
+        );
+        // The empty window runs on, and takes another game.
+        app.run_frame();
+        app.load_game(&dir.path().join("loop.nes"));
+        assert!(app.game.is_some());
+        app.run_frame();
+        assert!(app.into_result().is_ok());
+    }
 
     #[test]
     fn the_script_draws_pauses_the_window_and_stops_and_restarts_on_f8() {

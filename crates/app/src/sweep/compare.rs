@@ -75,16 +75,16 @@ impl CompareReport {
 /// Read an earlier sweep's `sweep.json`.
 pub fn load_report(old_dir: &Path) -> Result<SweepReport, String> {
     let path = old_dir.join("sweep.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let text = crate::limits::read_text_limited(&path, &crate::limits::SWEEP_REPORT)
+        .map_err(|error| error.to_string())?;
     serde_json::from_str(&text)
         .map_err(|error| format!("{} is not a sweep report: {error}", path.display()))
 }
 
 fn read_raw9(dir: &Path, relative: &str) -> Result<Vec<u16>, String> {
     let path = dir.join(relative);
-    let bytes =
-        std::fs::read(&path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let bytes = crate::limits::read_limited(&path, &crate::limits::RAW9)
+        .map_err(|error| error.to_string())?;
     parse_raw9(&bytes).map_err(|error| format!("{}: {error}", path.display()))
 }
 

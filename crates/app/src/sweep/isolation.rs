@@ -1,11 +1,12 @@
 //! Keeping one ROM's failure away from the rest of the sweep.
 //!
-//! The release build aborts on panic (`panic = "abort"` in the workspace profile, for speed), so
-//! a panic cannot be caught inside the process there. The `nes sweep` command therefore runs
-//! each ROM in a child process (`nes sweep-worker`, the job as JSON on stdin, the record as JSON
-//! on stdout): a panic, an abort or a crash of the child becomes that ROM's `panic` verdict,
-//! and a child that runs past the wall-clock limit is killed. In-process runs (library use,
-//! tests) catch panics where they unwind.
+//! Panics unwind in every build (the release profile keeps `panic = "unwind"`), so one can be
+//! caught in the process; but an emulator bug can also abort (a stack overflow, a failed
+//! allocation) or loop for ever, which nothing in the process survives. The `nes sweep` command
+//! therefore runs each ROM in a child process (`nes sweep-worker`, the job as JSON on stdin, the
+//! record as JSON on stdout): a panic, an abort or a crash of the child becomes that ROM's
+//! `panic` verdict, and a child that runs past the wall-clock limit is killed. In-process runs
+//! (library use, tests) catch panics.
 
 use std::io::{Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,7 +23,7 @@ use super::report::{RomRecord, Verdict};
 /// Where ROMs run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Isolation {
-    /// In the sweep's own threads; panics are caught when the build unwinds.
+    /// In the sweep's own threads; panics are caught (aborts and endless loops are not).
     InProcess,
     /// One child process per ROM: `program sweep-worker`.
     Subprocess {
@@ -44,25 +45,20 @@ pub struct WorkerRequest {
 /// Printed by the worker's panic hook; the parent looks for it on the child's stderr.
 pub const PANIC_MARKER: &str = "sweep-worker panic: ";
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
-}
-
 /// Run `job` in this thread, turning a panic into a `panic` record.
 pub fn run_in_process(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRecord {
     catching_panics(job, settings.frames, || run_rom(job, settings, palette))
 }
 
-/// `run()`, or a `panic` record for `job` if it panics (and panics unwind in this build).
+/// `run()`, or a `panic` record for `job` if it panics.
 fn catching_panics(job: &RomJob, frames: u64, run: impl FnOnce() -> RomRecord) -> RomRecord {
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|payload| {
         let mut record = RomRecord::new(job, frames);
         record.verdict = Verdict::Panic;
-        record.detail = format!("emulator panicked: {}", panic_message(payload.as_ref()));
+        record.detail = format!(
+            "emulator panicked: {}",
+            crate::panic_message(payload.as_ref())
+        );
         record
     })
 }
@@ -172,12 +168,7 @@ fn run_in_child(
 /// `nes sweep-worker`: read a [`WorkerRequest`] from stdin, run it, print the record.
 pub fn worker_main() -> Result<(), String> {
     std::panic::set_hook(Box::new(|info| {
-        let message = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|text| (*text).to_owned())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_owned());
+        let message = crate::panic_message(info.payload());
         let place = info
             .location()
             .map(|location| format!(" at {}:{}", location.file(), location.line()))
@@ -193,7 +184,7 @@ pub fn worker_main() -> Result<(), String> {
     let palette = crate::capture::load_palette(request.palette_file.as_deref())?;
     let record = run_rom(&request.job, &request.settings, &palette);
     let text = serde_json::to_string(&record).map_err(|error| error.to_string())?;
-    println!("{text}");
+    crate::outln!("{text}");
     Ok(())
 }
 

@@ -75,11 +75,11 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
         record.elapsed_ms = started.elapsed().as_millis() as u64;
         record
     };
-    let bytes = match std::fs::read(&job.path) {
+    let bytes = match crate::limits::read_limited(&job.path, &crate::limits::ROM) {
         Ok(bytes) => bytes,
         Err(error) => {
             record.verdict = Verdict::LoadError;
-            record.detail = format!("cannot read {}: {error}", job.path.display());
+            record.detail = error.to_string();
             return finish(record);
         }
     };

@@ -75,8 +75,8 @@ fn walk(root: &Path, dir: &Path, roms: &mut Vec<FoundRom>) -> Result<(), String>
 }
 
 fn read_list(list: &Path) -> Result<Vec<FoundRom>, String> {
-    let text = std::fs::read_to_string(list)
-        .map_err(|error| format!("cannot read {}: {error}", list.display()))?;
+    let text = crate::limits::read_text_limited(list, &crate::limits::ROM_LIST)
+        .map_err(|error| error.to_string())?;
     let base = list.parent().unwrap_or(Path::new(""));
     let mut roms = Vec::new();
     let mut keys = HashSet::new();
@@ -158,8 +158,8 @@ impl InputSpec {
     }
 
     pub fn load(path: &Path) -> Result<InputSpec, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        let text = crate::limits::read_text_limited(path, &crate::limits::SWEEP_INPUT_SPEC)
+            .map_err(|error| error.to_string())?;
         InputSpec::parse(&text).map_err(|error| format!("{}: {error}", path.display()))
     }
 

@@ -59,9 +59,9 @@ fn load_assets(entry: &RomEntry, root: &Path) -> Result<ProtocolAssets, String> 
     match &entry.protocol {
         Protocol::NestestLog(spec) => {
             let path = root.join(&spec.log);
-            std::fs::read_to_string(&path)
+            crate::limits::read_text_limited(&path, &crate::limits::NESTEST_LOG)
                 .map(ProtocolAssets::NestestLog)
-                .map_err(|error| format!("cannot read log {}: {error}", path.display()))
+                .map_err(|error| format!("log: {error}"))
         }
         Protocol::AccuracyCoin(spec) => load_accuracycoin_table(&root.join(&spec.results_table))
             .map(|table| ProtocolAssets::AccuracyCoinTests(table.counted_tests()))
@@ -105,30 +105,28 @@ fn mmc3_revision(entry: &RomEntry) -> Result<Mmc3Revision, String> {
     }
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|text| text.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
-}
-
 /// Run one manifest entry from a cold power-on to its verdict. `root` is the manifest's folder.
 /// Never panics: a missing file, a load error or an emulator panic is a FAIL with the reason.
+/// (Catching the panic needs panic = "unwind", which the release profile keeps for this and
+/// for the Lua host: see the workspace Cargo.toml and the test below that checks it.)
 pub fn run_entry(entry: &RomEntry, root: &Path) -> RomOutcome {
+    run_entry_on(entry, root, &nes::Nes::new)
+}
+
+/// [`run_entry`] on the machine `power_on` makes of the cartridge (tests inject fakes).
+fn run_entry_on<M: Machine>(
+    entry: &RomEntry,
+    root: &Path,
+    power_on: &dyn Fn(Cartridge) -> M,
+) -> RomOutcome {
     let assets = match load_assets(entry, root) {
         Ok(assets) => assets,
         Err(detail) => return RomOutcome::failed(entry, detail),
     };
     let rom_path = root.join(&entry.path);
-    let bytes = match std::fs::read(&rom_path) {
+    let bytes = match crate::limits::read_limited(&rom_path, &crate::limits::ROM) {
         Ok(bytes) => bytes,
-        Err(error) => {
-            return RomOutcome::failed(
-                entry,
-                format!("cannot read {}: {error}", rom_path.display()),
-            )
-        }
+        Err(error) => return RomOutcome::failed(entry, error.to_string()),
     };
     let revision = match mmc3_revision(entry) {
         Ok(revision) => revision,
@@ -137,14 +135,17 @@ pub fn run_entry(entry: &RomEntry, root: &Path) -> RomOutcome {
     let run = catch_unwind(AssertUnwindSafe(|| match Cartridge::from_ines(&bytes) {
         Ok(mut cart) => {
             cart.set_mmc3_revision(revision);
-            run_protocol(&mut nes::Nes::new(cart), entry, &assets)
+            run_protocol(&mut power_on(cart), entry, &assets)
         }
         Err(error) => RomOutcome::failed(entry, format!("load error: {error}")),
     }));
     run.unwrap_or_else(|payload| {
         RomOutcome::failed(
             entry,
-            format!("emulator panicked: {}", panic_message(payload.as_ref())),
+            format!(
+                "emulator panicked: {}",
+                crate::panic_message(payload.as_ref())
+            ),
         )
     })
 }
@@ -156,6 +157,16 @@ pub fn run_entries(
     root: &Path,
     jobs: usize,
     on_done: &(dyn Fn(usize, &RomOutcome) + Sync),
+) -> Vec<RomOutcome> {
+    run_entries_with(entries, jobs, on_done, &|entry| run_entry(entry, root))
+}
+
+/// [`run_entries`] with `run` running each entry (tests inject fakes).
+fn run_entries_with(
+    entries: &[RomEntry],
+    jobs: usize,
+    on_done: &(dyn Fn(usize, &RomOutcome) + Sync),
+    run: &(dyn Fn(&RomEntry) -> RomOutcome + Sync),
 ) -> Vec<RomOutcome> {
     // Longest runs first, so one slow ROM does not start last and leave the other threads idle.
     let mut order: Vec<usize> = (0..entries.len()).collect();
@@ -175,7 +186,7 @@ pub fn run_entries(
                 let Some(entry) = entries.get(index) else {
                     break;
                 };
-                let outcome = run_entry(entry, root);
+                let outcome = run(entry);
                 let count = finished.fetch_add(1, Ordering::Relaxed) + 1;
                 on_done(count, &outcome);
                 let mut guard = results.lock().unwrap_or_else(|poison| poison.into_inner());
@@ -338,6 +349,94 @@ skipped_value = 0xFF
         let mut counts: Vec<usize> = seen.into_inner().unwrap().iter().map(|s| s.0).collect();
         counts.sort_unstable();
         assert_eq!(counts, [1, 2, 3]);
+    }
+
+    /// A ROM file for each entry of [`entries`] (its content does not matter: the machine is
+    /// a fake).
+    fn rom_files(entries: &[RomEntry]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let image = nes::ines_image(0, &[0xEA; 0x8000], &[0; 0x2000]);
+        for entry in entries {
+            let path = dir.path().join(&entry.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, &image).unwrap();
+        }
+        dir
+    }
+
+    /// A fake console that passes the ram-byte protocol in 20 frames, or, for `boom` ROMs,
+    /// panics at frame 3 as an emulator bug would.
+    fn machine_for(cart: &Cartridge) -> FakeMachine {
+        let boom = cart.info().prg_rom_len == 0x4000;
+        FakeMachine::new(move |state| {
+            if boom && state.frame == 3 {
+                panic!("mapper exploded at frame {}", state.frame);
+            }
+            state.cpu_memory[0xF8] = 1;
+            if state.frame >= 20 {
+                state.park_at(0xC000);
+            }
+        })
+    }
+
+    #[test]
+    fn a_panic_in_one_rom_is_its_failure_and_the_others_still_run() {
+        let mut entries: Vec<RomEntry> = entries().into_iter().take(2).collect();
+        let mut boom = entries[0].clone();
+        boom.path = "cpu/boom.nes".into();
+        entries.insert(1, boom);
+        let dir = rom_files(&entries);
+        // The panicking ROM: a 16 KiB image, which `machine_for` recognises.
+        std::fs::write(
+            dir.path().join("cpu/boom.nes"),
+            nes::ines_image(0, &[0xEA; 0x4000], &[0; 0x2000]),
+        )
+        .unwrap();
+        let root = dir.path();
+        for jobs in [1, 3] {
+            let outcomes = run_entries_with(&entries, jobs, &|_, _| {}, &|entry| {
+                run_entry_on(entry, root, &|cart| machine_for(&cart))
+            });
+            let verdicts: Vec<(&str, bool, &str)> = outcomes
+                .iter()
+                .map(|o| (o.path.as_str(), o.passed, o.detail.as_str()))
+                .collect();
+            assert_eq!(
+                verdicts,
+                [
+                    ("cpu/missing_a.nes", true, "$F8 = $01"),
+                    (
+                        "cpu/boom.nes",
+                        false,
+                        "emulator panicked: mapper exploded at frame 3"
+                    ),
+                    ("beyond/missing_b.nes", true, "$F8 = $01"),
+                ],
+                "{jobs} jobs"
+            );
+        }
+    }
+
+    #[test]
+    fn panics_unwind_in_the_builds_that_catch_them() {
+        // This test's own build...
+        const { assert!(cfg!(panic = "unwind")) };
+        // ...and the release build, which `nes test-roms` users run: the workspace profile
+        // must not turn panics into aborts, or one ROM's panic would end the whole run.
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+        let text = std::fs::read_to_string(manifest).unwrap();
+        let cargo: toml::Table = toml::from_str(&text).unwrap();
+        for profile in ["release", "dev", "test", "bench"] {
+            let panic = cargo
+                .get("profile")
+                .and_then(|profiles| profiles.get(profile))
+                .and_then(|settings| settings.get("panic"))
+                .and_then(|panic| panic.as_str());
+            assert!(
+                matches!(panic, None | Some("unwind")),
+                "profile.{profile}.panic is {panic:?}: `nes test-roms` needs panics to unwind"
+            );
+        }
     }
 
     #[test]

@@ -20,6 +20,11 @@ impl Cnrom {
         }
     }
 
+    /// What the header fixed: whether the board has bus conflicts.
+    pub fn wiring(&self) -> bool {
+        self.bus_conflicts
+    }
+
     pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
         if addr < 0x8000 {
             return;

@@ -149,6 +149,48 @@ impl Mmc1 {
         mmc1
     }
 
+    /// Checks an MMC1 decoded from a save state against `fresh`, the one this cartridge powers
+    /// on with: the board wiring is the same, the registers are 5-bit, and the shift register
+    /// holds no more bits than its count says, a count below 5 (at 5 it is emptied into a
+    /// register; more would shift past the byte).
+    pub fn validate_state(&self, fresh: &Mmc1) -> Result<(), String> {
+        let wiring = |board: &Mmc1| {
+            (
+                board.ram_banking,
+                board.chr_bit4_disables_ram,
+                board.outer_prg_bank,
+                board.unbanked_prg,
+                board.spare_bits,
+            )
+        };
+        if wiring(self) != wiring(fresh) {
+            return Err("the MMC1 board wiring does not match this cartridge's".to_string());
+        }
+        if self.shift_count > 4 {
+            return Err(format!(
+                "MMC1 shift count {} is out of range 0..=4",
+                self.shift_count
+            ));
+        }
+        if self.shift >> self.shift_count != 0 {
+            return Err(format!(
+                "MMC1 shift register ${:02X} holds more than its {} bits",
+                self.shift, self.shift_count
+            ));
+        }
+        for (name, value) in [
+            ("control", self.control),
+            ("CHR bank 0", self.chr_bank_0),
+            ("CHR bank 1", self.chr_bank_1),
+            ("PRG bank", self.prg_bank),
+        ] {
+            if value > 0x1F {
+                return Err(format!("MMC1 {name} {value} is out of range 0..=31"));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether PPU A12 can ever change this board's mapping.
     pub fn watches_a12(&self) -> bool {
         self.spare_bits != 0
@@ -217,7 +259,7 @@ impl Mmc1 {
     }
 
     /// Recomputes every bank table from the registers.
-    fn apply(&self, mem: &mut Memory) {
+    pub fn apply(&self, mem: &mut Memory) {
         let spare = self.spare_line_register();
 
         // PRG ROM, in 16 KiB banks; SUROM's outer bit adds 256 KiB (16 banks).
@@ -556,5 +598,54 @@ mod tests {
         load(&mut c, 0xE000, 0x01, &mut cycle);
         assert_eq!(prg_bank_at(&c, 0x8000), 0);
         assert_eq!(prg_bank_at(&c, 0xC000), 2);
+    }
+
+    #[test]
+    fn registers_and_wiring_out_of_range_in_a_state_are_refused() {
+        use crate::boards::tests::reload_edited;
+        use crate::boards::Board;
+        let mut c = cart(1, 0, 8, 0);
+        for (i, bit) in [1, 0, 1].into_iter().enumerate() {
+            c.cpu_write(0x8000, bit, 10 * i as u64);
+        }
+        assert_eq!(reload_edited(&c, |_, _| {}), Ok(()));
+        type Edit = fn(&mut super::Mmc1);
+        let cases: [(Edit, &str); 4] = [
+            // `bit << shift_count` would overflow past 7.
+            (
+                |m| m.shift_count = 9,
+                "MMC1 shift count 9 is out of range 0..=4",
+            ),
+            (
+                |m| m.shift = 0x1F,
+                "MMC1 shift register $1F holds more than its 3 bits",
+            ),
+            (
+                |m| m.prg_bank = 0x20,
+                "MMC1 PRG bank 32 is out of range 0..=31",
+            ),
+            (
+                |m| m.unbanked_prg = true,
+                "the MMC1 board wiring does not match this cartridge's",
+            ),
+        ];
+        for (edit, message) in cases {
+            let refusal = reload_edited(&c, |board, _| {
+                if let Board::Mmc1(mmc1) = board {
+                    edit(mmc1);
+                }
+            });
+            assert_eq!(refusal, Err(message.to_string()));
+        }
+        // Registers that do not give the tables stored with them.
+        let refusal = reload_edited(&c, |board, _| {
+            if let Board::Mmc1(mmc1) = board {
+                mmc1.control ^= 0x10;
+            }
+        });
+        assert_eq!(
+            refusal,
+            Err("the cartridge bank tables do not match the SNROM board's registers".to_string())
+        );
     }
 }

@@ -72,10 +72,26 @@ impl Mmc3 {
             a12_high: false,
             a12_low_since: 0,
         };
-        mmc3.apply_prg(mem);
-        mmc3.apply_chr(mem);
-        mmc3.apply_mirroring_and_ram(mem);
+        mmc3.apply(mem);
         mmc3
+    }
+
+    /// Sets every bank table from the registers.
+    pub fn apply(&self, mem: &mut Memory) {
+        self.apply_prg(mem);
+        self.apply_chr(mem);
+        self.apply_mirroring_and_ram(mem);
+    }
+
+    /// Checks an MMC3 decoded from a save state against `fresh`, the one this cartridge
+    /// powers on with: the four-screen wiring is the same (every register value is valid:
+    /// bank numbers wrap at the chip sizes).
+    pub fn validate_state(&self, fresh: &Mmc3) -> Result<(), String> {
+        if self.four_screen == fresh.four_screen {
+            Ok(())
+        } else {
+            Err("the MMC3 board's four-screen wiring does not match this cartridge's".to_string())
+        }
     }
 
     pub fn revision(&self) -> Mmc3Revision {
@@ -482,5 +498,33 @@ mod tests {
             scanline(&mut c, &mut cycle);
         }
         assert!(!c.irq_line());
+    }
+
+    #[test]
+    fn wiring_and_registers_that_disagree_with_the_tables_are_refused() {
+        use crate::boards::tests::reload_edited;
+        use crate::boards::Board;
+        let mut c = cart(4, 0, 8, 8);
+        c.cpu_write(0x8000, 0x46, 0);
+        c.cpu_write(0x8001, 0x03, 0);
+        assert_eq!(reload_edited(&c, |_, _| {}), Ok(()));
+        let refusal = reload_edited(&c, |board, _| {
+            if let Board::Mmc3(mmc3) = board {
+                mmc3.four_screen = true;
+            }
+        });
+        assert_eq!(
+            refusal,
+            Err("the MMC3 board's four-screen wiring does not match this cartridge's".to_string())
+        );
+        let refusal = reload_edited(&c, |board, _| {
+            if let Board::Mmc3(mmc3) = board {
+                mmc3.registers[6] = 5;
+            }
+        });
+        assert_eq!(
+            refusal,
+            Err("the cartridge bank tables do not match the TxROM board's registers".to_string())
+        );
     }
 }

@@ -17,7 +17,7 @@ pub use mmc3::Mmc3Revision;
 
 use crate::error::CartridgeError;
 use crate::header::RomInfo;
-use crate::memory::Memory;
+use crate::memory::{BankTables, Memory};
 
 #[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) enum Board {
@@ -84,6 +84,89 @@ impl Board {
             Board::Nina001(_) => "NINA-001",
             Board::Gxrom(_) => "GNROM",
             Board::Mmc3(_) => "TxROM",
+        }
+    }
+
+    /// Checks a board decoded from a save state, with its bank tables `tables`, against the
+    /// cartridge it is to be loaded into (`info`, `mem`): the wiring the header fixed is this
+    /// cartridge's, each register lies in its range, and the bank tables are a mapping the
+    /// board can select. Boards with registers (MMC1, MMC3) must have exactly the tables
+    /// their registers give; latch boards keep their one register in the tables themselves,
+    /// so theirs must be what some value written to the latch gives. Nothing else reaches
+    /// ROM with a write, or a bank past a chip. Err says what is wrong.
+    pub fn validate_state(
+        &self,
+        info: &RomInfo,
+        mem: &Memory,
+        tables: &BankTables,
+    ) -> Result<(), String> {
+        let mut scratch = mem.layout();
+        let (mut fresh, name) =
+            Board::new(info, &mut scratch).map_err(|error| error.to_string())?;
+        let wiring_matches = match (self, &fresh) {
+            (Board::Mmc1(loaded), Board::Mmc1(fresh)) => {
+                loaded.validate_state(fresh)?;
+                loaded.apply(&mut scratch);
+                return tables_match(&scratch, tables, name);
+            }
+            (Board::Mmc3(loaded), Board::Mmc3(fresh)) => {
+                loaded.validate_state(fresh)?;
+                loaded.apply(&mut scratch);
+                return tables_match(&scratch, tables, name);
+            }
+            (Board::Uxrom(loaded), Board::Uxrom(fresh)) => loaded.wiring() == fresh.wiring(),
+            (Board::Cnrom(loaded), Board::Cnrom(fresh)) => loaded.wiring() == fresh.wiring(),
+            (Board::Axrom(loaded), Board::Axrom(fresh)) => loaded.wiring() == fresh.wiring(),
+            (Board::Nrom(_), Board::Nrom(_))
+            | (Board::ColorDreams(_), Board::ColorDreams(_))
+            | (Board::Bnrom(_), Board::Bnrom(_))
+            | (Board::Nina001(_), Board::Nina001(_))
+            | (Board::Gxrom(_), Board::Gxrom(_)) => true,
+            _ => return Err("the state is for another kind of board".to_string()),
+        };
+        if !wiring_matches {
+            return Err(format!(
+                "the {name} board's bus conflicts do not match this cartridge's"
+            ));
+        }
+        // The power-on mapping, then each value of the latch (a latch write rewrites every
+        // window the latch selects). A state-less scratch memory reads open bus, so a bus
+        // conflict leaves each value as written.
+        let mut reachable = scratch.has_tables(tables);
+        match &mut fresh {
+            Board::Nrom(_) => {}
+            Board::Nina001(board) => {
+                // Three registers selecting separate windows.
+                'search: for prg in 0..2 {
+                    board.cpu_write(&mut scratch, 0x7FFD, prg);
+                    for chr_low in 0..16 {
+                        board.cpu_write(&mut scratch, 0x7FFE, chr_low);
+                        for chr_high in 0..16 {
+                            board.cpu_write(&mut scratch, 0x7FFF, chr_high);
+                            if scratch.has_tables(tables) {
+                                reachable = true;
+                                break 'search;
+                            }
+                        }
+                    }
+                }
+            }
+            latch => {
+                for value in 0..=u8::MAX {
+                    if reachable {
+                        break;
+                    }
+                    latch.cpu_write(&mut scratch, 0x8000, value, 0);
+                    reachable = scratch.has_tables(tables);
+                }
+            }
+        }
+        if reachable {
+            Ok(())
+        } else {
+            Err(format!(
+                "the cartridge bank tables are not a mapping the {name} board can select"
+            ))
         }
     }
 
@@ -167,6 +250,18 @@ impl Board {
     }
 }
 
+/// `Ok` when `mem` has `tables`, else the error naming the board whose registers they do not
+/// match.
+fn tables_match(mem: &Memory, tables: &BankTables, board: &str) -> Result<(), String> {
+    if mem.has_tables(tables) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the cartridge bank tables do not match the {board} board's registers"
+        ))
+    }
+}
+
 /// Power-on wiring shared by boards with solder-pad mirroring: the header's mirroring and
 /// PRG RAM bank 0 at $6000 (open bus when the image declares none).
 pub(crate) fn map_fixed_board(info: &RomInfo, mem: &mut Memory) {
@@ -184,7 +279,37 @@ pub(crate) fn with_bus_conflict(mem: &Memory, addr: u16, value: u8) -> u8 {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use borsh::{BorshDeserialize, BorshSerialize};
+
+    use super::Board;
     use crate::Cartridge;
+
+    /// Reads `c`'s own state back into it after `edit` changed the board and the bytes
+    /// before it (the bank tables, eight-byte offsets in the order CPU read, CPU write, PPU
+    /// read, PPU write, then the RAM), as a crafted state would. Err is the refusal.
+    pub fn reload_edited(
+        c: &Cartridge,
+        edit: impl FnOnce(&mut Board, &mut Vec<u8>),
+    ) -> Result<(), String> {
+        let mut bytes = Vec::new();
+        c.save_state(&mut bytes).unwrap();
+        let board_at = borsh::to_vec(c.mem.tables()).unwrap().len() + c.mem.writable_len();
+        let mut rest = &bytes[board_at..];
+        let mut board = Board::deserialize_reader(&mut rest).unwrap();
+        let cpu_cycle = rest.to_vec();
+        let mut edited = bytes[..board_at].to_vec();
+        edit(&mut board, &mut edited);
+        board.serialize(&mut edited).unwrap();
+        edited.extend(cpu_cycle);
+        c.read_state(&mut &edited[..])
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    }
+
+    /// The bank table entry `index` (0-47, see `reload_edited`) in state bytes.
+    pub fn table_entry(bytes: &mut [u8], index: usize) -> &mut [u8] {
+        &mut bytes[index * 8..index * 8 + 8]
+    }
 
     /// PRG byte at `offset` of 8 KiB bank `bank` in images built by [`image`].
     pub fn prg_tag(bank: usize, offset: usize) -> u8 {

@@ -25,6 +25,11 @@ impl Uxrom {
         }
     }
 
+    /// What the header fixed: whether the board has bus conflicts.
+    pub fn wiring(&self) -> bool {
+        self.bus_conflicts
+    }
+
     pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
         if addr < 0x8000 {
             return;
@@ -71,5 +76,35 @@ mod tests {
         let mut c = Cartridge::from_ines(&image_nes2(2, 1, 0, 16, 0, 0, 7)).unwrap();
         c.cpu_write(0xE000, 0x0F, 1);
         assert_eq!(prg_bank_at(&c, 0x8000), 30);
+    }
+
+    #[test]
+    fn a_state_needs_this_cartridges_bus_conflicts_and_a_selectable_bank() {
+        use crate::boards::tests::{reload_edited, table_entry};
+        use crate::boards::Board;
+        let mut c = cart(2, 0, 8, 0);
+        c.cpu_write(0x8000, 5, 0);
+        assert_eq!(reload_edited(&c, |_, _| {}), Ok(()));
+        let refusal = reload_edited(&c, |board, _| {
+            if let Board::Uxrom(uxrom) = board {
+                uxrom.bus_conflicts = false;
+            }
+        });
+        assert_eq!(
+            refusal,
+            Err("the UNROM board's bus conflicts do not match this cartridge's".to_string())
+        );
+        // $C000 is fixed to the last bank: a state with another bank there is forged.
+        let refusal = reload_edited(&c, |_, bytes| {
+            let switched = table_entry(bytes, 4).to_vec();
+            table_entry(bytes, 6).copy_from_slice(&switched);
+        });
+        assert_eq!(
+            refusal,
+            Err(
+                "the cartridge bank tables are not a mapping the UNROM board can select"
+                    .to_string()
+            )
+        );
     }
 }

@@ -186,13 +186,16 @@ pub(super) fn emu_table(
     // while a movie is open.
     set_getter(lua, &emu, "readonly", shared, |s| s.readonly)?;
     emu.set("setreadonly", readonly_setter(lua, shared)?)?;
-    // Run a function `count` times, or for `milliseconds`: FCEUX's profiling helpers.
+    // Run a function `count` times, or for `milliseconds`: FCEUX's profiling helpers. Both
+    // loop here, in Rust, where the watchdog's count hook does not run when `f` is a C
+    // function (`emu.exec_count(2^53, emu.framecount)`): they consult the watchdog themselves.
     emu.set(
         "exec_count",
         lua.create_function(|lua, args: MultiValue| {
             let count = check_integer(lua, &args, 1)?;
             if let Some(Value::Function(f)) = args.get(1) {
                 for _ in 0..count {
+                    crate::watchdog::check(lua)?;
                     f.call::<()>(())?;
                 }
             }
@@ -204,9 +207,13 @@ pub(super) fn emu_table(
         lua.create_function(|lua, args: MultiValue| {
             let milliseconds = check_integer(lua, &args, 1)?;
             if let Some(Value::Function(f)) = args.get(1) {
-                let end = std::time::Instant::now()
-                    + std::time::Duration::from_millis(milliseconds.max(0) as u64);
-                while std::time::Instant::now() < end {
+                let start = std::time::Instant::now();
+                // `milliseconds` comes from the script: a time past what an Instant can hold
+                // (`emu.exec_time(1e308, f)`) means for ever, as it does in FCEUX.
+                let end =
+                    start.checked_add(std::time::Duration::from_millis(milliseconds.max(0) as u64));
+                while end.is_none_or(|end| std::time::Instant::now() < end) {
+                    crate::watchdog::check(lua)?;
                     f.call::<()>(())?;
                 }
             }

@@ -41,10 +41,13 @@ pub(super) fn install_os_exit(lua: &Lua, shared: &SharedRef) -> mlua::Result<()>
     os.set("exit", exit)
 }
 
-/// Whether the script called `os.exit` (the error wrappers let its unwinding through).
+/// Whether the script called `os.exit` or the watchdog is stopping it: the error wrappers
+/// let that error through.
 pub(super) fn exiting_probe(lua: &Lua, shared: &SharedRef) -> mlua::Result<Function> {
     let s = shared.clone();
-    lua.create_function(move |_, ()| Ok(s.borrow().exit_status.is_some()))
+    lua.create_function(move |lua, ()| {
+        Ok(s.borrow().exit_status.is_some() || crate::watchdog::stopping(lua))
+    })
 }
 
 pub(super) fn install_bit(lua: &Lua) -> mlua::Result<()> {

@@ -233,7 +233,7 @@ fn register_hook(
         } else {
             continue;
         };
-        shared.hook_changes.push((kind, addr, live));
+        shared.hook_changes.set(kind, addr, live);
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use nes::CpuRegisters;
 use crate::format::format_args;
 use crate::gui::Rgba;
 use crate::machine::with_machine;
-use crate::{bitlib, HookKind, MovieMode, PadOverride, Registries, Shared, SpeedMode, StateSlot};
+use crate::{bitlib, HookKind, MovieMode, PadOverride, Registries, Shared, SpeedMode};
 
 mod emu;
 mod globals;

@@ -2,9 +2,22 @@
 
 use super::*;
 
-/// A savestate object: an index into `Shared::states`.
-#[derive(Debug, Clone, Copy)]
-struct StateObject(usize);
+/// The largest slot file `savestate.object(n)` reads: above any state this emulator writes
+/// (the console's few KiB plus the cartridge's writable memory, at most four NES 2.0 RAM chips
+/// of 2 MiB each), so a bigger file is not a state and is not read into memory.
+const MAX_SLOT_FILE_BYTES: u64 = 16 << 20;
+
+/// A savestate object. It owns its state, so the state goes when Lua collects the object
+/// (FCEUX frees it then too): a script may make one a frame.
+#[derive(Debug)]
+struct StateObject {
+    /// The saved state, as a Lua string rather than a Rust buffer: Lua's collector paces itself
+    /// by the memory Lua allocated, and a buffer it cannot see (some 130 KiB an object) would
+    /// let garbage objects pile up between its rare cycles.
+    data: Option<mlua::LuaString>,
+    /// The numbered slot (0-9) it belongs to, if any.
+    slot: Option<u8>,
+}
 impl mlua::UserData for StateObject {}
 
 fn slot_path(shared: &Shared, slot: u8) -> std::path::PathBuf {
@@ -15,12 +28,9 @@ fn slot_path(shared: &Shared, slot: u8) -> std::path::PathBuf {
 
 /// The savestate object `function` was given, with FCEUX's message for anything else
 /// ("Invalid savestate.save object").
-fn state_object(lua: &Lua, value: &Value, function: &str) -> mlua::Result<usize> {
+fn state_object(lua: &Lua, value: &Value, function: &str) -> mlua::Result<mlua::AnyUserData> {
     match value {
-        Value::UserData(ud) => match ud.borrow::<StateObject>() {
-            Ok(object) => Ok(object.0),
-            Err(_) => Err(fail(lua, format!("Invalid {function} object"))),
-        },
+        Value::UserData(ud) if ud.is::<StateObject>() => Ok(ud.clone()),
         _ => Err(fail(lua, format!("Invalid {function} object"))),
     }
 }
@@ -51,18 +61,23 @@ pub(super) fn savestate_table(
                         Some(slot as u8)
                     }
                 };
-                let mut shared = s.borrow_mut();
-                let data = slot.and_then(|slot| std::fs::read(slot_path(&shared, slot)).ok());
-                shared.states.push(StateSlot { data, slot });
-                Ok(StateObject(shared.states.len() - 1))
+                // A slot file that cannot be read (or is too large to be a state) leaves the
+                // object empty, as a missing one does.
+                let bytes = slot.and_then(|slot| {
+                    let path = slot_path(&s.borrow(), slot);
+                    crate::read_bounded(&path, MAX_SLOT_FILE_BYTES)
+                        .ok()
+                        .flatten()
+                });
+                let data = bytes.map(|bytes| lua.create_string(bytes)).transpose()?;
+                Ok(StateObject { data, slot })
             })?,
         )?;
     }
-    let s = shared.clone();
     savestate.set(
         "save",
         lua.create_function(move |lua, object: Value| {
-            let index = state_object(lua, &object, "savestate.save")?;
+            let object = state_object(lua, &object, "savestate.save")?;
             let at = location(lua);
             let bytes: mlua::LuaString = with_machine(lua, move |lua, machine| {
                 let nes = console(machine, &at, "savestate.save()")?;
@@ -72,7 +87,7 @@ pub(super) fn savestate_table(
                     lua.create_string(bytes)?,
                 )]))
             })?;
-            s.borrow_mut().states[index].data = Some(bytes.as_bytes().to_vec());
+            object.borrow_mut::<StateObject>()?.data = Some(bytes);
             Ok(())
         })?,
     )?;
@@ -80,16 +95,16 @@ pub(super) fn savestate_table(
     savestate.set(
         "load",
         lua.create_function(move |lua, object: Value| {
-            let index = state_object(lua, &object, "savestate.load")?;
+            let object = state_object(lua, &object, "savestate.load")?;
             // An object never saved loads nothing, silently (FCEUX 2.6.5).
-            let Some(data) = s.borrow().states[index].data.clone() else {
+            let Some(data) = object.borrow::<StateObject>()?.data.clone() else {
                 return Ok(());
             };
             let at = location(lua);
             let s = s.clone();
             with_machine::<()>(lua, move |_, machine| {
                 let nes = console(machine, &at, "savestate.load()")?;
-                crate::state::load(nes, &data)
+                crate::state::load(nes, &data.as_bytes())
                     .map_err(|e| mlua::Error::runtime(format!("{at}savestate.load: {e}")))?;
                 // The state brings its frame and lag counts (FCEUX restores both).
                 s.borrow_mut().sync_counts(nes);
@@ -101,14 +116,13 @@ pub(super) fn savestate_table(
     savestate.set(
         "persist",
         lua.create_function(move |lua, object: Value| {
-            let index = state_object(lua, &object, "savestate.persist")?;
-            let shared = s.borrow();
-            let state = &shared.states[index];
+            let object = state_object(lua, &object, "savestate.persist")?;
+            let state = object.borrow::<StateObject>()?;
             let (Some(slot), Some(data)) = (state.slot, state.data.as_ref()) else {
                 return Ok(());
             };
-            let path = slot_path(&shared, slot);
-            write_atomically(&path, data)
+            let path = slot_path(&s.borrow(), slot);
+            write_atomically(&path, &data.as_bytes())
                 .map_err(|e| fail(lua, format!("cannot write {}: {e}", path.display())))
         })?,
     )?;
