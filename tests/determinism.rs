@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use nes::{Cartridge, Mmc3Revision, Nes};
+use nes::{Cartridge, Nes};
 use nes_app::test_roms::RomEntry;
 use nes_workspace_tests::suite_manifest;
 
@@ -39,11 +39,11 @@ fn run_and_hash(nes: &mut Nes, frames: u32) -> u64 {
 }
 
 fn power_on(image: &[u8], entry: &RomEntry) -> Result<Nes, Failed> {
+    let hardware = entry.hardware()?;
     let mut cart = Cartridge::from_ines(image).map_err(|e| format!("cannot load: {e}"))?;
-    if entry.mmc3_revision.as_deref() == Some("A") {
-        cart.set_mmc3_revision(Mmc3Revision::A);
-    }
+    hardware.prepare(&mut cart);
     let mut nes = Nes::new(cart);
+    hardware.apply(&mut nes);
     nes.set_audio_sample_rate(44_100);
     Ok(nes)
 }

@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use nes_app::test_roms::{load_known_failures, run_entry, KnownFailures, RomEntry};
+use nes::{ControllerPorts, CpuRevision, PpuRevision};
+use nes_app::hardware::HardwareArgs;
+use nes_app::test_roms::{load_known_failures, run_entry, KnownFailures, Protocol, RomEntry};
 use nes_workspace_tests::suite_manifest;
 
 fn known_failures_path() -> PathBuf {
@@ -59,7 +61,7 @@ fn main() -> ExitCode {
     warn_about_stale_entries(&known, &manifest.roms);
 
     let now_passing: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-    let trials: Vec<Trial> = manifest
+    let mut trials: Vec<Trial> = manifest
         .roms
         .iter()
         .map(|entry| {
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
             }
         })
         .collect();
+    trials.extend(accuracycoin_on_other_consoles(&manifest.roms, &root));
 
     let conclusion = libtest_mimic::run(&args, trials);
 
@@ -106,6 +109,59 @@ fn main() -> ExitCode {
         }
     }
     conclusion.exit_code()
+}
+
+/// AccuracyCoin on each other console it tells apart: each must pass with that console's
+/// own behaviour codes (see `nes_app::test_roms::accuracycoin_behaviours`); the manifest entry
+/// itself runs on the reference console.
+fn accuracycoin_on_other_consoles(roms: &[RomEntry], root: &Path) -> Vec<Trial> {
+    let Some(entry) = roms
+        .iter()
+        .find(|entry| matches!(entry.protocol, Protocol::AccuracyCoin(_)))
+    else {
+        return Vec::new();
+    };
+    let consoles = [
+        (
+            "late-g-cpu",
+            HardwareArgs {
+                cpu: Some(CpuRevision::LateG),
+                ..Default::default()
+            },
+        ),
+        (
+            "pre-g-ppu",
+            HardwareArgs {
+                ppu: Some(PpuRevision::PreG),
+                ..Default::default()
+            },
+        ),
+        (
+            "famicom-ports",
+            HardwareArgs {
+                ports: Some(ControllerPorts::Famicom),
+                ..Default::default()
+            },
+        ),
+        (
+            "top-loader-ports",
+            HardwareArgs {
+                ports: Some(ControllerPorts::TopLoader),
+                ..Default::default()
+            },
+        ),
+    ];
+    consoles
+        .into_iter()
+        .map(|(console, hardware)| {
+            let mut entry = entry.clone();
+            entry.override_hardware(&hardware);
+            let root = root.to_path_buf();
+            Trial::test(format!("{}::on-{console}", entry.test_name()), move || {
+                judge(&entry, &root)
+            })
+        })
+        .collect()
 }
 
 /// Known failures that name no manifest entry are probably typos or renamed ROMs.

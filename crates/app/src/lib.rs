@@ -2,6 +2,7 @@
 
 pub mod battery;
 pub mod capture;
+pub mod hardware;
 pub mod limits;
 pub mod output;
 pub mod power_on;

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use nes::Nes;
+use nes_app::hardware::HardwareChoice;
 use nes_app::sweep::{self, SweepArgs, SweepOptions};
 use nes_app::test_roms::{self, TestRomsArgs};
 
@@ -97,15 +98,22 @@ fn parse_hex_u16(text: &str) -> Result<u16, String> {
 }
 
 fn load(rom: &Path) -> Result<Nes, String> {
-    load_with_image(rom, nes::PowerOn::HARDWARE).map(|(nes, _)| nes)
+    load_with_image(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default()).map(|(nes, _)| nes)
 }
 
-/// Load a ROM and power the console on, also returning the file's bytes.
-fn load_with_image(rom: &Path, power_on: nes::PowerOn) -> Result<(Nes, Vec<u8>), String> {
+/// Load a ROM and power `hardware` on with it, also returning the file's bytes.
+fn load_with_image(
+    rom: &Path,
+    power_on: nes::PowerOn,
+    hardware: &HardwareChoice,
+) -> Result<(Nes, Vec<u8>), String> {
     let bytes =
         nes_app::limits::read_limited(rom, &nes_app::limits::ROM).map_err(|e| e.to_string())?;
-    let cart = nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
-    let nes = Nes::with_power_on(cart, power_on);
+    let mut cart =
+        nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+    hardware.prepare(&mut cart);
+    let mut nes = Nes::with_power_on(cart, power_on);
+    hardware.apply(&mut nes);
     if let Some(title) = nes.rom_info().known_title {
         eprintln!("Recognised cartridge: {title}");
     }
@@ -152,7 +160,7 @@ fn bench(
     lua: Option<&Path>,
     watchdog: Option<f64>,
 ) -> Result<(), String> {
-    let (fresh, image) = load_with_image(rom, nes::PowerOn::HARDWARE)?;
+    let (fresh, image) = load_with_image(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
     let mut rates = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let mut nes = fresh.clone();

@@ -11,6 +11,7 @@ use nes::input_schedule::{InputSchedule, ScheduledPress};
 use nes::{Buttons, Nes, Palette, PowerOn, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::capture::{self, FrameList};
+use nes_app::hardware::HardwareArgs;
 use nes_app::limits;
 use nes_app::output::{self, AtomicFile};
 use nes_app::power_on::PowerOnArgs;
@@ -248,6 +249,8 @@ pub(crate) struct RunState {
     save_state: Option<PathBuf>,
     #[command(flatten)]
     power_on: PowerOnArgs,
+    #[command(flatten)]
+    hardware: HardwareArgs,
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -326,7 +329,7 @@ pub(crate) fn run(
         },
         None => configured,
     };
-    let (mut nes, image) = load_with_image(rom, first_power_on)?;
+    let (mut nes, image) = load_with_image(rom, first_power_on, &state.hardware.resolve())?;
     // Power commands after the start fill RAM as configured (as FCEUX's do).
     nes.set_power_on_ram(configured.ram);
     let md5 = rom_md5(&nes, &image);

@@ -44,6 +44,14 @@ pub(crate) struct Dmc {
     /// it lasts one cycle, long enough for the DMA unit to halt the CPU but not to fetch
     /// (AccuracyCoin "Implicit DMA Abort": a one-cycle DMA). Cleared by `end_phantom_request`.
     phantom_request: bool,
+    /// Late RP2A03G and RP2A03H: no gap separates one DMC DMA from the next, so a fetch that
+    /// completes on the APU cycle in which the output unit started a cycle with an empty
+    /// buffer still feeds that cycle, and the reload it asks for follows at once; when that
+    /// fetch ended the sample, the reload fetches its last byte again (NESdev wiki "DMA",
+    /// bugs: an unexpected reload DMA; MesenCE pull request 80: the byte plays twice). A
+    /// console setting, not state: a loaded state keeps the console's.
+    #[borsh(skip)]
+    stale_reload_completes: bool,
     /// The memory reader's copy of the $4015 enable bit. It follows $4015 writes with the
     /// same delay as the load DMA (see `Apu::write_status`); while it is clear no DMA is
     /// requested, and clearing it withdraws a pending request (explicit DMA abort).
@@ -74,6 +82,7 @@ impl Dmc {
             dma_request: false,
             load_armed: false,
             phantom_request: false,
+            stale_reload_completes: false,
             dma_gate: false,
             dma_wanted: false,
         }
@@ -258,20 +267,54 @@ impl Dmc {
 
     #[inline]
     pub(crate) fn dma_address(&self) -> Option<u16> {
-        if self.dma_wanted {
-            Some(self.current_address)
-        } else {
+        if !self.dma_wanted {
             None
+        } else if self.repeat_fetch() {
+            Some(self.previous_address())
+        } else {
+            Some(self.current_address)
         }
+    }
+
+    /// The pending request is the late 2A03s' repeated fetch of the sample's last byte: the
+    /// only request that stands with no bytes left and is not the one-cycle phantom (loads
+    /// and reloads need bytes left; a fetch or a disable withdraws the request).
+    fn repeat_fetch(&self) -> bool {
+        self.dma_request && self.bytes_remaining == 0 && !self.phantom_request
+    }
+
+    /// The address the last fetch read (the reader wraps from $FFFF to $8000).
+    fn previous_address(&self) -> u16 {
+        if self.current_address == 0x8000 {
+            0xFFFF
+        } else {
+            self.current_address - 1
+        }
+    }
+
+    /// Whether a reload request raised on the stale byte count becomes a whole DMA (late
+    /// RP2A03G, RP2A03H) or is withdrawn after a cycle (earlier 2A03s: the default).
+    pub(crate) fn set_stale_reload_completes(&mut self, completes: bool) {
+        self.stale_reload_completes = completes;
     }
 
     /// The DMA unit fetched the requested byte. A fetch is committed once its halt and dummy
     /// cycles are done, so the byte is taken even if the DMC was disabled since.
-    pub(crate) fn dma_complete(&mut self, value: u8) {
+    pub(crate) fn dma_complete(&mut self, value: u8, output_just_starved: bool) {
+        let repeated = self.repeat_fetch();
+        let feeds_starved_cycle = self.stale_reload_completes
+            && output_just_starved
+            && !repeated
+            && self.silence
+            && self.bits_remaining == 8;
         self.dma_request = false;
         self.update_dma_wanted();
         self.sample_buffer = value;
         self.sample_buffer_full = true;
+        if repeated {
+            // The last byte again: the reader's address and count stay where they are.
+            return;
+        }
         self.current_address = if self.current_address == 0xFFFF {
             0x8000
         } else {
@@ -288,6 +331,16 @@ impl Dmc {
             } else if self.irq_enabled {
                 self.irq_flag = true;
             }
+        }
+        if feeds_starved_cycle {
+            // The output cycle that just began silent takes the byte after all, emptying
+            // the buffer again: a reload is wanted at once (with no bytes left, of the same
+            // byte: see `repeat_fetch`).
+            self.silence = false;
+            self.shift_register = value;
+            self.sample_buffer_full = false;
+            self.dma_request = true;
+            self.update_dma_wanted();
         }
     }
 
@@ -337,7 +390,7 @@ mod tests {
         enable(&mut dmc);
         run_until_request(&mut dmc);
         assert!(dmc.dma_wanted());
-        dmc.dma_complete(0x55);
+        dmc.dma_complete(0x55, false);
         assert!(!dmc.dma_wanted(), "the fetch satisfied the request");
         run_until_request(&mut dmc);
         assert!(dmc.dma_wanted());
@@ -371,7 +424,7 @@ mod tests {
         );
         dmc.set_dma_gate(true);
         assert_eq!(dmc.dma_address(), Some(0xC040));
-        dmc.dma_complete(0xFF);
+        dmc.dma_complete(0xFF, false);
         assert_eq!(dmc.dma_address(), None, "buffer full");
         run_until_request(&mut dmc);
         assert_eq!(dmc.dma_address(), Some(0xC041));
@@ -385,7 +438,7 @@ mod tests {
         enable(&mut dmc);
         for expected in 0xFFC0..=0xFFFFu16 {
             assert_eq!(dmc.dma_address(), Some(expected));
-            dmc.dma_complete(0);
+            dmc.dma_complete(0, false);
             run_until_request(&mut dmc);
         }
         assert_eq!(dmc.dma_address(), Some(0x8000));
@@ -397,7 +450,7 @@ mod tests {
         dmc.write(1, 124);
         dmc.write(3, 0);
         enable(&mut dmc);
-        dmc.dma_complete(0b0000_0111);
+        dmc.dma_complete(0b0000_0111, false);
         // Finish the current silent output cycle so the byte moves into the shift register.
         for _ in 0..8 {
             dmc.clock_output_unit(false);
@@ -423,7 +476,7 @@ mod tests {
         dmc.write(3, 0); // 1 byte
         enable(&mut dmc);
         assert!(!dmc.irq_flag);
-        dmc.dma_complete(0);
+        dmc.dma_complete(0, false);
         assert!(dmc.irq_flag);
         assert!(!dmc.is_active());
         dmc.write(0, 0x0F);
@@ -439,7 +492,7 @@ mod tests {
         enable(&mut dmc);
         for _ in 0..5 {
             assert_eq!(dmc.dma_address(), Some(0xC000));
-            dmc.dma_complete(0);
+            dmc.dma_complete(0, false);
             assert!(!dmc.irq_flag);
             assert!(dmc.is_active());
             run_until_request(&mut dmc);
@@ -451,7 +504,7 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(3, 2); // 33 bytes
         enable(&mut dmc);
-        dmc.dma_complete(0);
+        dmc.dma_complete(0, false);
         run_until_request(&mut dmc);
         assert_eq!(dmc.dma_address(), Some(0xC001));
         dmc.set_enabled(true);
@@ -476,7 +529,7 @@ mod tests {
         dmc.set_enabled(false);
         dmc.set_dma_gate(false);
         // The DMA unit was past its dummy cycle: the byte arrives anyway.
-        dmc.dma_complete(0x55);
+        dmc.dma_complete(0x55, false);
         assert!(dmc.sample_buffer_full);
         assert!(!dmc.irq_flag, "no sample was playing: no end-of-sample IRQ");
         assert_eq!(dmc.dma_address(), None);
@@ -487,7 +540,7 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(3, 0); // 1 byte, no loop
         enable(&mut dmc);
-        dmc.dma_complete(0x00); // the sample's only byte: nothing remains
+        dmc.dma_complete(0x00, false); // the sample's only byte: nothing remains
         assert!(!dmc.is_active());
         // Finish the silent output cycle: the buffer empties into the shift register.
         for _ in 0..7 {
@@ -506,7 +559,7 @@ mod tests {
         let mut dmc = Dmc::new();
         dmc.write(3, 0);
         enable(&mut dmc);
-        dmc.dma_complete(0x00);
+        dmc.dma_complete(0x00, false);
         for _ in 0..8 {
             dmc.clock_output_unit(false);
         }

@@ -58,6 +58,10 @@ const DMC_LOAD_DELAY_PUT: u8 = 3;
 /// before it (AccuracyCoin "Implicit DMA Abort").
 const DMC_BYTE_COUNT_LAG: u64 = 2;
 
+/// CPU cycles after an output-unit clock in which a late 2A03's DMC fetch still feeds the
+/// output cycle that clock began (see `Dmc::set_stale_reload_completes`).
+const LATE_FEED_WINDOW: u64 = 2;
+
 /// The NTSC CPU clock in Hz: the 236.25 / 11 MHz master clock divided by 12 (NESdev "Cycle
 /// reference chart"). FCEUX's `NTSC_CPU` is the same double.
 pub const NTSC_CPU_HZ: f64 = 39_375_000.0 / 22.0;
@@ -608,23 +612,31 @@ impl Apu {
     /// The DMA unit read the requested byte. A fetch past its dummy cycle is committed, so
     /// the byte is taken even if a $4015 write withdrew the request since.
     pub fn dmc_dma_complete(&mut self, value: u8) {
-        self.dmc.dma_complete(value);
+        // The output unit's last clock, and whether it was on this APU cycle.
+        let last_output_clock = self.dmc_next.saturating_sub(self.dmc.timer_period());
+        let output_just_starved = self.cycle.saturating_sub(last_output_clock) < LATE_FEED_WINDOW;
+        self.dmc.dma_complete(value, output_just_starved);
         self.dmc_fetch_tick = self.cycle;
         // A DMC IRQ raised by the last byte goes onto the line at this cycle's tick.
         self.next_event = self.cycle;
     }
 
-    /// Output sample rate in Hz (e.g. 44100); 0 turns audio generation off (fastest).
-    /// Allocates the sample buffer (about a quarter second), so call it outside the frame loop.
     /// The output rate set by [`Apu::set_sample_rate`] (0 = audio off).
     pub fn sample_rate(&self) -> u32 {
         self.resampler.sample_rate()
     }
 
+    /// Late RP2A03G / RP2A03H DMC DMA timing (`true`) or the earlier 2A03s' (`false`, the
+    /// default): see `Dmc::set_stale_reload_completes`. A console setting, not state.
+    pub fn set_stale_reload_completes(&mut self, completes: bool) {
+        self.dmc.set_stale_reload_completes(completes);
+    }
+
     /// Set the output rate (0 turns audio off). Setting the rate already in use changes
     /// nothing: a host that sets its rate after loading a save state keeps the restored
     /// resampler, so the audio continues bit for bit instead of restarting its filters and
-    /// its sample phase.
+    /// its sample phase. Allocates the sample buffer (about a quarter second), so call it
+    /// outside the frame loop.
     pub fn set_sample_rate(&mut self, hz: u32) {
         if Resampler::effective_rate(hz) == self.sample_rate() {
             return;

@@ -19,7 +19,7 @@
 //! cart.ppu_dots_until_irq_possible() -> u32 // how far the PPU may run unobserved before the IRQ can rise
 //! cart.irq_line() -> bool
 //! cart.reset() / cart.power_cycle()        // reset button (no-op) / power off-on (battery RAM survives)
-//! cart.set_mmc3_revision(Mmc3Revision::A)  // MMC3 IRQ flavour (default B)
+//! cart.set_mmc3_revision(Mmc3Revision::A)  // MMC3 IRQ flavour (default: B, or A for NES 2.0 submapper 4)
 //! cart.battery_ram() / load_battery_ram(&[u8])
 //! cart.rom_byte(offset) / patch_rom(offset, value) // the ROM image as a debugger sees and patches it
 //! ```
@@ -231,6 +231,9 @@ impl Cartridge {
     /// (MMC1 boards selecting PRG or RAM with CHR bank bits, while the two CHR registers
     /// disagree in them): then the console must keep the PPU in step with the CPU cycle by
     /// cycle. Changes only with [`Cartridge::cpu_write`] (and power cycles, state loads).
+    /// The console catches the PPU up before every access to $4020-$5FFF (board registers)
+    /// but not before reads of $6000-$FFFF: a board whose memory there depends on the PPU in
+    /// any other way must say so here too.
     #[inline]
     pub fn cpu_mapping_follows_ppu(&self) -> bool {
         self.board.cpu_mapping_follows_a12()
@@ -362,7 +365,13 @@ impl Cartridge {
         self.a12_seen = None;
     }
 
-    /// Selects the MMC3 revision (ignored by other boards). Default: revision B.
+    /// The MMC3 revision of an MMC3 board (from the header: see
+    /// [`Mmc3Revision::for_submapper`], unless set since); `None` for other boards.
+    pub fn mmc3_revision(&self) -> Option<Mmc3Revision> {
+        self.board.mmc3_revision()
+    }
+
+    /// Selects the MMC3 revision (ignored by other boards), overriding the header's.
     pub fn set_mmc3_revision(&mut self, revision: Mmc3Revision) {
         self.board.set_mmc3_revision(revision);
     }

@@ -10,6 +10,7 @@ use nes_cpu::DmaKind;
 use nes_ppu::{Ppu, PpuBus};
 
 use crate::controller::Controller;
+use crate::hardware::ControllerPorts;
 
 // The CPU's DMA unit and the APU each keep the get/put phase convention as a constant (neither
 // crate depends on the other); the console is where they meet, so it insists they agree.
@@ -104,6 +105,8 @@ pub(crate) struct SystemBus {
     pub(crate) apu: Apu,
     pub(crate) cart: Cartridge,
     pub(crate) controllers: [Controller; 2],
+    /// How the console wires the ports to `$4016`/`$4017` (a console setting, not state).
+    pub(crate) ports: ControllerPorts,
     /// The external CPU data bus keeps the last value driven on it (capacitance), so reads of
     /// addresses nothing drives return it: "open bus".
     pub(crate) open_bus: u8,
@@ -124,7 +127,8 @@ pub(crate) struct SystemBus {
     joypad_read_cycle: [Option<u64>; 2],
     joypad_read_bit: [u8; 2],
     /// PPU dots elapsed but not yet run. The PPU is caught up lazily: only when the CPU
-    /// touches a PPU register or the cartridge, when the PPU reaches an event the CPU side
+    /// touches a PPU register, the cartridge (writes, and reads of its $4020-$5FFF register
+    /// space) or a controller port, when the PPU reaches an event the CPU side
     /// sees without asking (NMI output change, frame end; see `Ppu::dots_until_event`; the
     /// earliest dot a board's IRQ could rise, see `Cartridge::ppu_dots_until_irq_possible`),
     /// and at the end of every `Nes` step. Boards whose CPU-side mapping follows the PPU
@@ -140,6 +144,9 @@ pub(crate) struct SystemBus {
     /// stand): catch the PPU up before every access. Refreshed at every catch-up, which every
     /// cartridge write makes first, and after the write.
     ppu_sync_each_cycle: bool,
+    /// Catch the PPU up on every CPU cycle whatever the cartridge (the eager reference the
+    /// lazy scheduling is tested against: see `Nes::set_eager_ppu`). A setting, not state.
+    pub(crate) eager_ppu: bool,
     /// The PPU's /NMI output as of its last catch-up or register access, the only times it
     /// can change: the CPU samples it every cycle, and one cached flag is cheaper there
     /// than the PPU's two fields.
@@ -197,6 +204,8 @@ impl SystemBus {
             apu: _,
             cart: _,
             controllers,
+            // The console's wiring, not its state.
+            ports: _,
             open_bus,
             internal_bus,
             oam_dma_page,
@@ -209,6 +218,8 @@ impl SystemBus {
             ppu_sync_at: _,
             // Follows the cartridge's registers.
             ppu_sync_each_cycle: _,
+            // Settings.
+            eager_ppu: _,
             // Follows the PPU, restored with it.
             nmi_line: _,
         } = self;
@@ -232,6 +243,7 @@ impl SystemBus {
             apu: _,
             cart: _,
             controllers,
+            ports: _,
             open_bus,
             internal_bus,
             oam_dma_page,
@@ -242,6 +254,7 @@ impl SystemBus {
             ppu_dots_owed: _,
             ppu_sync_at: _,
             ppu_sync_each_cycle: _,
+            eager_ppu: _,
             nmi_line: _,
         } = self;
         *ram = state.ram;
@@ -263,6 +276,7 @@ impl SystemBus {
             ppu: Ppu::new(),
             apu: Apu::new(),
             controllers: Default::default(),
+            ports: ControllerPorts::default(),
             open_bus: 0,
             internal_bus: 0,
             oam_dma_page: None,
@@ -273,6 +287,7 @@ impl SystemBus {
             ppu_dots_owed: 0,
             ppu_sync_at: 0,
             ppu_sync_each_cycle: cart.cpu_mapping_follows_ppu(),
+            eager_ppu: false,
             nmi_line: false,
             cart,
         }
@@ -336,7 +351,7 @@ impl SystemBus {
     /// change either (a catch-up, an access to the PPU or the cartridge).
     #[inline]
     fn schedule_ppu_sync(&mut self) {
-        self.ppu_sync_each_cycle = self.cart.cpu_mapping_follows_ppu();
+        self.ppu_sync_each_cycle = self.eager_ppu || self.cart.cpu_mapping_follows_ppu();
         self.ppu_sync_at = if self.ppu_sync_each_cycle {
             0
         } else {
@@ -396,8 +411,8 @@ impl SystemBus {
     /// inlined into each access; the registers go through an out-of-line call.
     #[inline(always)]
     fn read_mapped(&mut self, addr: u16) -> u8 {
-        // Cartridge space first: opcode and operand fetches are the commonest reads.
-        let value = if addr >= 0x4020 {
+        // Cartridge memory first: opcode and operand fetches are the commonest reads.
+        let value = if addr >= 0x6000 {
             self.cart.cpu_read(addr).unwrap_or(self.open_bus)
         } else if addr < 0x2000 {
             self.ram[usize::from(addr) & (RAM_SIZE - 1)]
@@ -408,10 +423,18 @@ impl SystemBus {
         value
     }
 
-    /// A CPU read of the PPU registers ($2000-$3FFF) or the 2A03's ($4000-$401F).
+    /// A CPU read of the PPU registers ($2000-$3FFF), the 2A03's ($4000-$401F) or the
+    /// cartridge's register space ($4020-$5FFF).
     #[inline(never)]
     fn read_registers(&mut self, addr: u16) -> u8 {
-        if addr < 0x4000 {
+        if addr >= 0x4020 {
+            // Board registers here may report PPU state (a scanline counter, a status
+            // flag): the PPU is caught up to the access first, as for cartridge writes.
+            self.sync_ppu_for_access();
+            let value = self.cart.cpu_read(addr).unwrap_or(self.open_bus);
+            self.open_bus = value;
+            value
+        } else if addr < 0x4000 {
             self.sync_ppu_for_access();
             let mut mem = PpuMemory::<true> {
                 dot: self.access_dot(),
@@ -438,7 +461,8 @@ impl SystemBus {
             // its undriven bit 5 keeps the internal bus's previous value.
             0x4015 => self.apu.read_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => {
-                let value = (self.open_bus & 0xE0) | self.read_joypad(addr);
+                let floating = self.ports.open_bus_bits(usize::from(addr & 1));
+                let value = (self.open_bus & floating) | self.read_joypad(addr);
                 self.open_bus = value;
                 value
             }
@@ -539,7 +563,8 @@ impl SystemBus {
                 }
             }
             0x4016 | 0x4017 => {
-                let value = (external & 0xE0) | self.read_joypad(register);
+                let floating = self.ports.open_bus_bits(usize::from(register & 1));
+                let value = (external & floating) | self.read_joypad(register);
                 self.open_bus = value;
                 value
             }
@@ -560,20 +585,26 @@ impl SystemBus {
         }
     }
 
-    /// A read of joypad register $4016 or $4017: the port's bits D0-D4 (D5-D7 float).
+    /// A read of joypad register $4016 or $4017: the pad's bit (the port's other driven
+    /// bits read 0 with nothing attached; see `ControllerPorts` for which float).
     ///
     /// The 2A03 asserts the port's /OE for the whole cycle, and keeps it asserted across
     /// consecutive read cycles of the same register, so the pad sees one clock per run of
     /// back-to-back reads, and every read of the run returns the same bit (NES-001 and AV
     /// Famicom; NESdev "Standard controller", "DMA"; AccuracyCoin "Controller Clocking").
+    /// The RF Famicom clocks the pad on every read cycle.
     fn read_joypad(&mut self, addr: u16) -> u8 {
+        // A device on the port may sense the picture (a light gun): it sees the PPU as of
+        // this cycle.
+        self.sync_ppu_for_access();
         self.apply_pending_strobe();
         self.controller_read = true;
         let port = usize::from(addr & 1);
-        let continued = matches!(
-            self.joypad_read_cycle[port],
-            Some(last) if last.wrapping_add(1) == self.cycle()
-        );
+        let continued = self.ports.merges_consecutive_reads()
+            && matches!(
+                self.joypad_read_cycle[port],
+                Some(last) if last.wrapping_add(1) == self.cycle()
+            );
         self.joypad_read_cycle[port] = Some(self.cycle());
         if !continued {
             self.joypad_read_bit[port] = self.controllers[port].read();
@@ -588,7 +619,8 @@ impl SystemBus {
             0x2000..=0x3FFF => self.ppu.peek_register(addr),
             0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => {
-                (self.open_bus & 0xE0) | self.controllers[usize::from(addr & 1)].peek()
+                let port = usize::from(addr & 1);
+                (self.open_bus & self.ports.open_bus_bits(port)) | self.controllers[port].peek()
             }
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_peek(addr).unwrap_or(self.open_bus),
@@ -718,6 +750,24 @@ mod tests {
         assert_eq!(bus.read(0x4016) & 1, 0, "select");
         // The other port has its own /OE line.
         assert_eq!(bus.read(0x4017) & 1, 0);
+    }
+
+    #[test]
+    fn famicom_ports_clock_on_every_read_and_float_other_bits() {
+        let mut bus = bus();
+        bus.ports = ControllerPorts::Famicom;
+        bus.controllers[0].set_held(Buttons::A | Buttons::SELECT);
+        strobe(&mut bus);
+        // Consecutive read cycles each clock the pad: A, then B.
+        bus.open_bus = 0xFF;
+        assert_eq!(bus.read(0x4016), 0xF9, "D3-D7 float, D1-D2 read 0, D0 = A");
+        assert_eq!(bus.read(0x4016) & 1, 0, "B");
+        assert_eq!(bus.read(0x4016) & 1, 1, "select");
+        bus.open_bus = 0xFF;
+        assert_eq!(bus.read(0x4017), 0xE0, "$4017: D0-D4 driven");
+        bus.ports = ControllerPorts::TopLoader;
+        bus.open_bus = 0xFF;
+        assert_eq!(bus.read(0x4016) & 0x1E, 0x04, "top-loader: $4016 D2 floats");
     }
 
     #[test]

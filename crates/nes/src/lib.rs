@@ -6,6 +6,7 @@
 mod bus;
 mod controller;
 pub mod fm2;
+mod hardware;
 mod hooks;
 pub mod input_schedule;
 mod power_on;
@@ -16,6 +17,10 @@ mod trace;
 use bus::SystemBus;
 use nes_cpu::{Cpu, Status};
 
+pub use hardware::{
+    parse_ppu_revision, ppu_revision_name, ControllerPorts, CpuRevision, Hardware, PpuRevision,
+    UnknownVariant, PPU_REVISION_NAMES,
+};
 pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
@@ -82,6 +87,9 @@ pub struct Nes {
     audio_sample_rate: u32,
     /// How the console starts, at power-on and at every power cycle.
     power_on: PowerOn,
+    /// Which console this is (chip revisions, port wiring); kept through power cycles and
+    /// state loads.
+    hardware: Hardware,
 }
 
 impl Nes {
@@ -106,6 +114,7 @@ impl Nes {
             lag_count: 0,
             audio_sample_rate: 0,
             power_on,
+            hardware: Hardware::default(),
         };
         power_on.ram.fill(&mut nes.bus.ram[..]);
         // No frame has run yet, so none lagged (FCEUX clears its lag flag at power-on).
@@ -132,6 +141,37 @@ impl Nes {
     /// How this console starts (at power-on and power cycles).
     pub fn power_on(&self) -> PowerOn {
         self.power_on
+    }
+
+    /// Which console this is: see [`Hardware`]. Takes effect at once and lasts through power
+    /// cycles and state loads (a state records the machine's condition, not its model).
+    pub fn set_hardware(&mut self, hardware: Hardware) {
+        self.hardware = hardware;
+        self.apply_hardware();
+    }
+
+    pub fn hardware(&self) -> Hardware {
+        self.hardware
+    }
+
+    /// Tells each chip what `hardware` means for it.
+    fn apply_hardware(&mut self) {
+        let hardware = self.hardware;
+        self.bus.ppu.set_revision(hardware.ppu);
+        self.bus
+            .apu
+            .set_stale_reload_completes(hardware.cpu == CpuRevision::LateG);
+        self.bus.ports = hardware.ports;
+    }
+
+    /// Catch the PPU up on every CPU cycle (`true`) instead of only where the CPU side can
+    /// observe it (the default). The two must give the same pictures, RAM and audio bit for
+    /// bit; the eager mode is the reference the workspace tests compare the lazy one with
+    /// (`tests/lazy_equals_eager.rs`). Slower; a setting, kept through power cycles and
+    /// state loads.
+    pub fn set_eager_ppu(&mut self, eager: bool) {
+        self.bus.eager_ppu = eager;
+        self.bus.sync_ppu();
     }
 
     /// CPU RAM's content at the next power cycle. (FCEUX fills RAM the way a movie's header
@@ -281,7 +321,11 @@ impl Nes {
         let frame_count = self.frame_count();
         let audio_sample_rate = self.audio_sample_rate;
         let instruction_count = self.instruction_count();
+        let hardware = self.hardware;
+        let eager_ppu = self.bus.eager_ppu;
         *self = Nes::with_power_on(cart, self.power_on);
+        self.set_hardware(hardware);
+        self.set_eager_ppu(eager_ppu);
         self.frame_count_offset = frame_count.wrapping_sub(self.bus.ppu.frames_completed());
         self.cpu.set_instructions(instruction_count);
         self.set_buttons(0, held[0]);
@@ -508,6 +552,26 @@ mod tests {
             (9..=12).contains(&expected_lag),
             "about every other frame lags"
         );
+    }
+
+    #[test]
+    fn hardware_and_eager_catch_up_survive_power_cycles_and_state_loads() {
+        let mut nes = Nes::from_ines(&rom(&ENABLE_NMI_LOOP, &READ_ON_ODD_NMI)).unwrap();
+        let hardware = Hardware {
+            cpu: CpuRevision::LateG,
+            ppu: PpuRevision::PreG,
+            ports: ControllerPorts::Famicom,
+        };
+        nes.set_hardware(hardware);
+        nes.set_eager_ppu(true);
+        let state = nes.save_state();
+        nes.power_cycle();
+        nes.load_state(&state).unwrap();
+        assert_eq!(nes.hardware(), hardware);
+        assert_eq!(nes.bus.ppu.revision(), PpuRevision::PreG);
+        assert_eq!(nes.bus.ports, ControllerPorts::Famicom);
+        nes.run_frame();
+        assert!(nes.bus.eager_ppu, "eager catch-up kept");
     }
 
     #[test]

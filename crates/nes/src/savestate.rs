@@ -180,6 +180,7 @@ impl Nes {
         self.bus.ppu = ppu;
         self.bus.apu = apu;
         self.bus.cart.restore_state(cart);
+        self.apply_hardware();
         self.frame_count_offset = frame_count_offset;
         self.lag_count = lag_count;
         if self.bus.apu.sample_rate() != self.audio_sample_rate {

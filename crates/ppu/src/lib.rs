@@ -14,6 +14,7 @@ mod frame_timing;
 pub mod palette;
 mod registers;
 mod render;
+mod revision;
 mod scroll;
 mod sprite_evaluation;
 mod sprites;
@@ -28,6 +29,7 @@ use borsh::{BorshDeserialize, BorshSerialize};
 
 pub use frame_timing::FrameTiming;
 pub use palette::{Palette, PaletteError};
+pub use revision::PpuRevision;
 
 use background::BackgroundPipeline;
 use registers::IoLatch;
@@ -202,6 +204,10 @@ pub struct Ppu {
     frames_completed: u64,
     park: Park,
     frame_timing: FrameTiming,
+    /// Which 2C02 this is: part of the console, not of its state (a loaded state keeps the
+    /// console's revision).
+    #[borsh(skip)]
+    revision: PpuRevision,
 
     // --- Registers ---
     ctrl: u8,
@@ -394,6 +400,7 @@ impl Ppu {
             frames_completed: 0,
             park: Park::default(),
             frame_timing: FrameTiming::HARDWARE,
+            revision: PpuRevision::G,
             ctrl: 0,
             mask: 0,
             rendering_enabled: false,
@@ -513,6 +520,15 @@ impl Ppu {
 
     /// How frames line up with the console's timeline (see [`FrameTiming`]; a 2C02's unless
     /// changed).
+    /// Which 2C02 revision this PPU behaves as (see [`PpuRevision`]).
+    pub fn set_revision(&mut self, revision: PpuRevision) {
+        self.revision = revision;
+    }
+
+    pub fn revision(&self) -> PpuRevision {
+        self.revision
+    }
+
     pub fn set_frame_timing(&mut self, timing: FrameTiming) {
         self.frame_timing = FrameTiming {
             frame_end_lead: timing.frame_end_lead.min(FrameTiming::MAX_LEAD),

@@ -115,6 +115,7 @@ impl Ppu {
                 self.io_latch.refresh(now, value, 0xE0);
                 value
             }
+            4 if !self.revision.reads_oam() => self.io_latch.read(now),
             4 => {
                 let value = if self.rendering_active() {
                     self.oam_bus_at_read_end()
@@ -129,16 +130,28 @@ impl Ppu {
         }
     }
 
-    /// What a read of the register would return, without any side effect. Lazily-run work
-    /// is not caught up here (that would be a side effect): mid-line, a sprite 0 hit or
-    /// overflow from the last few dots may not show yet. `read_register` is exact.
+    /// What a read of the register would return, without any side effect. Mid-line, the
+    /// sprite evaluation and pixel output the PPU runs lazily may be behind the dot; `$2002`
+    /// (sprite 0 hit, overflow) and `$2004` (the OAM bus) depend on them, so they are read
+    /// from a copy brought up to the dot, as `read_register` would see them.
     pub fn peek_register(&self, addr: u16) -> u8 {
+        if matches!(addr & 7, 2 | 4) && self.deferred_work_pending() {
+            let mut caught_up = self.clone();
+            caught_up.catch_up();
+            return caught_up.peek_register_as_is(addr);
+        }
+        self.peek_register_as_is(addr)
+    }
+
+    /// `peek_register` on the state as it stands.
+    fn peek_register_as_is(&self, addr: u16) -> u8 {
         match addr & 7 {
             2 => self.status_value(),
+            4 if !self.revision.reads_oam() => self.io_latch.read(self.frames_completed),
             4 => self.oam_data_value(),
             7 => {
                 let vram_addr = self.scroll.v & 0x3FFF;
-                if vram_addr >= 0x3F00 {
+                if vram_addr >= 0x3F00 && self.revision.reads_palette() {
                     (self.io_latch.read(self.frames_completed) & 0xC0)
                         | self.palette_read_value(vram_addr)
                 } else {
@@ -355,13 +368,13 @@ impl Ppu {
     }
 
     /// `$2007` read: returns the read buffer (palette addresses return palette RAM at once,
-    /// bits 6-7 from the latch). The buffer refill and the v step follow
+    /// bits 6-7 from the latch, on revision G). The buffer refill and the v step follow
     /// `DATA_READ_DELAY_DOTS` later ([`Ppu::finish_data_read`]).
     fn read_data<B: PpuBus>(&mut self, bus: &mut B) -> u8 {
         self.settle_addr_write(bus);
         let now = self.frames_completed;
         let vram_addr = self.scroll.v & 0x3FFF;
-        let value = if vram_addr >= 0x3F00 {
+        let value = if vram_addr >= 0x3F00 && self.revision.reads_palette() {
             let value = (self.io_latch.read(now) & 0xC0) | self.palette_read_value(vram_addr);
             self.io_latch.refresh(now, value, 0x3F);
             value
@@ -613,6 +626,29 @@ mod tests {
         assert_eq!(bus.memory[0x2020], 0x22);
         assert_eq!(ppu.vram_addr(), 0x2040);
         assert_eq!(bus.address_changes, vec![0x2000, 0x2020, 0x2040]);
+    }
+
+    #[test]
+    fn before_revision_g_oam_and_palette_do_not_read_back() {
+        let (mut ppu, mut bus) = ready();
+        ppu.set_revision(crate::PpuRevision::PreG);
+        bus.memory[0x2F01] = 0x5A;
+        set_addr(&mut ppu, &mut bus, 0x3F01);
+        ppu.write_register(0x2007, 0x21, &mut bus);
+        // $2004 is write-only: a read returns the I/O latch, here the $2002 write's value.
+        ppu.write_register(0x2003, 0, &mut bus);
+        ppu.write_register(0x2004, 0x33, &mut bus);
+        ppu.write_register(0x2003, 0, &mut bus);
+        ppu.write_register(0x2002, 0x02, &mut bus);
+        assert_eq!(ppu.read_register(0x2004, &mut bus), 0x02);
+        assert_eq!(ppu.peek_register(0x2004), 0x02);
+        // A palette address reads through the buffer: the nametable byte underneath, one
+        // read later (AccuracyCoin "PPU Read Buffer", code E).
+        set_addr(&mut ppu, &mut bus, 0x3F01);
+        lda_2007(&mut ppu, &mut bus);
+        set_addr(&mut ppu, &mut bus, 0x3F01);
+        assert_eq!(lda_2007(&mut ppu, &mut bus), 0x5A);
+        assert_eq!(ppu.peek_palette(1), 0x21, "palette writes still land");
     }
 
     #[test]

@@ -525,6 +525,9 @@ impl Ppu {
             // skipped (see ODD_FRAME_SKIP_SAMPLE_DOT for when rendering is sampled).
             self.skip_idle_dot = false;
             self.dot = 1;
+            if self.rendering_enabled {
+                self.start_sprite_counters_late();
+            }
         }
         self.scanline += 1;
         if self.scanline == POST_RENDER_SCANLINE {
@@ -734,6 +737,14 @@ impl Ppu {
     /// Brings lazily-run work (sprite evaluation, pixel output) up to the present, i.e.
     /// through the last ticked dot, before a register access can observe or change its inputs.
     #[inline]
+    /// Whether `catch_up` has work to do: lazy evaluation or pixels behind the dot.
+    pub(crate) fn deferred_work_pending(&self) -> bool {
+        self.rendering_enabled
+            && self.scanline < POST_RENDER_SCANLINE
+            && (self.evaluation_cursor < self.dot.min(257)
+                || (self.dot >= 2 && self.pixel_x < (self.dot - 1).min(256)))
+    }
+
     pub(crate) fn catch_up(&mut self) {
         if self.rendering_enabled && self.scanline < POST_RENDER_SCANLINE {
             self.run_evaluation_until(self.dot.min(257));

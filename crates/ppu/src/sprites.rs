@@ -324,6 +324,42 @@ impl Ppu {
         }
     }
 
+    /// The odd-frame skip of the pre-render line's last dot, with rendering on: the signal
+    /// that dot 339 sends to start the counters arrives a dot late, so on scanline 0 every
+    /// unit first sends out one pixel at x = 0, then counts down from its X and sends out the
+    /// other seven where they normally are. A composite 2C02's scanline-0 sprites thus show
+    /// their first pixel at x = 0 on every other frame (MesenCE pull request 141, Fiskbit;
+    /// AccuracyCoin "Sprites On Scanline 0", composite PPU code 1). The line buffer the
+    /// pre-render fetches drew is redrawn that way, lower unit first as always.
+    pub(crate) fn start_sprite_counters_late(&mut self) {
+        if self.sprite_line.frozen_at.is_some() || !self.sprite_line.occupied {
+            // Rendering was off during the fetches (nothing was loaded), or nothing opaque
+            // was: there is nothing to move.
+            return;
+        }
+        self.sprite_line.pixels = [0; FRAME_WIDTH];
+        self.sprite_line.occupied = false;
+        let units = self.sprite_line.units;
+        for (slot, unit) in units.iter().enumerate() {
+            if unit.shifted != 0 {
+                continue;
+            }
+            let first_pixel = ((unit.low >> 7) & 1) | (((unit.high >> 7) & 1) << 1);
+            if first_pixel != 0 && self.sprite_line.pixels[0] == 0 {
+                self.sprite_line.pixels[0] = unit.flags | first_pixel;
+                self.sprite_line.occupied = true;
+            }
+            let rest = SpriteUnit {
+                shifted: 1,
+                ..*unit
+            };
+            self.draw_unit(rest, usize::from(unit.counter) + 1);
+            self.sprite_line.units[slot] = rest;
+        }
+        // The units' state is now that of x = 1: each has sent out one pixel and counts.
+        self.sprite_line.units_x = 1;
+    }
+
     /// Dot 339 with rendering off: the counter modes stay as they are (usually halted, so a
     /// loaded sprite is drawn as soon as rendering resumes: AccuracyCoin "Stale BG Shift
     /// Registers" 4). The rest of this line's blanked dots are counted.

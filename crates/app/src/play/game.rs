@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use nes::{Cartridge, Nes, PowerOn, Rewind};
 use nes_app::battery::{BatterySave, LoadOutcome};
+use nes_app::hardware::HardwareChoice;
 use nes_app::limits;
 use nes_app::output::write_atomically;
 
@@ -30,6 +31,8 @@ pub struct Game {
 pub struct GameOptions {
     /// How each game's console starts.
     pub power_on: PowerOn,
+    /// Which console each game runs on.
+    pub hardware: HardwareChoice,
     pub save_dir: Option<PathBuf>,
     pub battery: bool,
     pub rewind_bytes: usize,
@@ -46,8 +49,11 @@ impl Game {
     ) -> Result<Game, String> {
         let rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_owned());
         let bytes = limits::read_limited(&rom, &limits::ROM).map_err(|e| e.to_string())?;
-        let cart = Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+        let mut cart =
+            Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+        options.hardware.prepare(&mut cart);
         let mut nes = Nes::with_power_on(cart, options.power_on);
+        options.hardware.apply(&mut nes);
         if let Some(title) = nes.rom_info().known_title {
             notes.push(format!("Recognised cartridge: {title}"));
         }
@@ -184,6 +190,7 @@ mod tests {
     fn options(dir: &Path) -> GameOptions {
         GameOptions {
             power_on: PowerOn::HARDWARE,
+            hardware: HardwareChoice::default(),
             save_dir: Some(dir.join("saves")),
             battery: true,
             rewind_bytes: 1 << 20,

@@ -87,6 +87,9 @@ pub(crate) struct PlayArgs {
     /// How the console starts (default: FCEUX's timeline with --lua, else the hardware one).
     #[command(flatten)]
     power_on: nes_app::power_on::PowerOnArgs,
+    /// Which console to emulate.
+    #[command(flatten)]
+    hardware: nes_app::hardware::HardwareArgs,
 }
 
 pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
@@ -127,6 +130,7 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
     let game_options = GameOptions {
         // A Lua script is FCEUX material: its frames must be FCEUX's.
         power_on: args.power_on.resolve(args.lua.is_some()),
+        hardware: args.hardware.resolve(),
         save_dir: args.save_dir.as_deref().map(absolute),
         battery: !args.no_battery,
         rewind_bytes: config.emulation.rewind_memory_mib as usize * 1024 * 1024,

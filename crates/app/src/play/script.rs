@@ -362,6 +362,7 @@ mod tests {
         let options = GameOptions {
             // What `nes play --lua` uses.
             power_on: nes::PowerOn::FCEUX,
+            hardware: Default::default(),
             save_dir: Some(dir.to_owned()),
             battery: false,
             rewind_bytes: 0,

@@ -1062,6 +1062,7 @@ mod tests {
         config.audio.enabled = false;
         let game_options = GameOptions {
             power_on: nes::PowerOn::FCEUX,
+            hardware: Default::default(),
             save_dir: Some(dir.to_owned()),
             battery: false,
             rewind_bytes: 0,

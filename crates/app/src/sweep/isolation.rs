@@ -207,6 +207,7 @@ mod tests {
             out_dir: out.to_path_buf(),
             hang_cycles: 1_000_000,
             power_on: Default::default(),
+            hardware: Default::default(),
         }
     }
 

@@ -10,6 +10,7 @@ use nes::{Cartridge, CartridgeError, Nes, Palette};
 use serde::{Deserialize, Serialize};
 
 use crate::capture;
+use crate::hardware::HardwareRecord;
 use crate::power_on::PowerOnRecord;
 
 use super::report::{CaptureRecord, RomRecord, Verdict};
@@ -43,6 +44,9 @@ pub struct RunSettings {
     pub hang_cycles: u64,
     /// How every console starts.
     pub power_on: PowerOnRecord,
+    /// Which console every ROM runs on.
+    #[serde(default)]
+    pub hardware: HardwareRecord,
 }
 
 impl RomJob {
@@ -95,8 +99,21 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
             }
         }
     }
+    let hardware = match settings.hardware.choice() {
+        Ok(hardware) => hardware,
+        Err(error) => {
+            record.verdict = Verdict::LoadError;
+            record.detail = error;
+            return finish(record);
+        }
+    };
     let mut nes = match Cartridge::from_ines(&bytes) {
-        Ok(cart) => Nes::with_power_on(cart, settings.power_on.into()),
+        Ok(mut cart) => {
+            hardware.prepare(&mut cart);
+            let mut nes = Nes::with_power_on(cart, settings.power_on.into());
+            hardware.apply(&mut nes);
+            nes
+        }
         Err(error) => {
             // The header was read: say which board is missing.
             if let CartridgeError::UnsupportedMapper { mapper, submapper } = error {

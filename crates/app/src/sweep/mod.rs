@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::capture::{load_palette, FrameList};
+use crate::hardware::{HardwareArgs, HardwareChoice};
 use crate::output;
 use crate::power_on::PowerOnArgs;
 use nes::PowerOn;
@@ -79,6 +80,9 @@ pub struct SweepArgs {
     /// How each console starts (default: the hardware timeline, RAM zeroed)
     #[command(flatten)]
     pub power_on: PowerOnArgs,
+    /// Which console every ROM runs on (default: the reference NES-001)
+    #[command(flatten)]
+    pub hardware: HardwareArgs,
 }
 
 /// Everything a sweep needs, resolved from the arguments.
@@ -94,6 +98,7 @@ pub struct SweepOptions {
     pub palette_file: Option<PathBuf>,
     pub hang_cycles: u64,
     pub power_on: PowerOn,
+    pub hardware: HardwareChoice,
     pub isolation: Isolation,
     /// Show a progress bar (or, when stderr is not a terminal, a line per ROM).
     pub progress: bool,
@@ -144,6 +149,7 @@ impl SweepOptions {
             hang_cycles: args.hang_cycles,
             // A sweep runs a ROM library: no FCEUX material.
             power_on: args.power_on.resolve(false),
+            hardware: args.hardware.resolve(),
             isolation: Isolation::Subprocess {
                 program,
                 timeout: Duration::from_secs(args.rom_timeout.max(1)),
@@ -250,6 +256,7 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
         out_dir: options.out.clone(),
         hang_cycles: options.hang_cycles,
         power_on: options.power_on.into(),
+        hardware: options.hardware.record(),
     };
     let jobs: Vec<RomJob> = found
         .iter()
@@ -302,6 +309,7 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
         jobs: threads,
         hang_cycles: options.hang_cycles,
         power_on: options.power_on.into(),
+        hardware: options.hardware.record(),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         counts: report::count_verdicts(&records),
         roms: records,
@@ -479,6 +487,7 @@ mod tests {
             palette_file: None,
             hang_cycles: DEFAULT_HANG_CYCLES,
             power_on: PowerOn::HARDWARE,
+            hardware: HardwareChoice::default(),
             isolation: Isolation::InProcess,
             progress: false,
         }

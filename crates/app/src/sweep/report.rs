@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::hardware::HardwareRecord;
 use crate::power_on::PowerOnRecord;
 
 use super::compare::CompareReport;
@@ -142,6 +143,9 @@ pub struct SweepReport {
     /// How the consoles started (sweeps written before this field: the hardware timeline).
     #[serde(default)]
     pub power_on: PowerOnRecord,
+    /// Which console the ROMs ran on (sweeps written before this field: the reference one).
+    #[serde(default)]
+    pub hardware: HardwareRecord,
     pub elapsed_seconds: f64,
     /// ROMs per verdict (keys as in `verdict`).
     pub counts: BTreeMap<Verdict, usize>,
@@ -541,6 +545,7 @@ mod tests {
             jobs: 2,
             hang_cycles: 1,
             power_on: Default::default(),
+            hardware: Default::default(),
             elapsed_seconds: 1.5,
             counts: count_verdicts(&records),
             roms: records,

@@ -1,10 +1,11 @@
 //! The `accuracycoin` protocol: boot AccuracyCoin to its menu, press Start once to run every
 //! test, wait for the run to end and read one result byte per test.
 
-use nes::Buttons;
+use nes::{Buttons, Hardware};
 use serde::Serialize;
 
-use super::machine::{truncate, Machine, DETAIL_LIMIT};
+use super::accuracycoin_behaviours::{expected, multi_code_test, variant_of, Expected};
+use super::machine::{truncate, Machine};
 use super::manifest::{AccuracyCoinSpec, AccuracyCoinTest};
 use super::protocols::ProtocolOutcome;
 
@@ -32,6 +33,12 @@ pub struct AccuracyCoinTestResult {
     pub code: Option<u8>,
     /// The result byte as read.
     pub raw: u8,
+    /// For a test with several passing behaviours: the hardware the code stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<&'static str>,
+    /// Whether the result is the one the emulated console must give (see
+    /// `accuracycoin_behaviours`): the expected code, or a skip where the ROM skips.
+    pub as_expected: bool,
 }
 
 /// Decode a result byte: the skipped and not-run markers first, then the low two bits
@@ -48,6 +55,11 @@ pub fn decode_result(byte: u8, spec: &AccuracyCoinSpec) -> (TestVerdict, Option<
         // test did not pass.
         (TestVerdict::Fail, Some(byte >> 2))
     }
+}
+
+/// A test's menu name with its runs of spaces (column alignment) collapsed.
+fn short_name(name: &str) -> String {
+    name.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// An error code as AccuracyCoin prints it: 0-9, then A = 10, B = 11, ...
@@ -71,6 +83,8 @@ const START_WAIT_FRAMES: u64 = 30;
 const START_ATTEMPTS: u32 = 3;
 /// Frames to wait after the run for the ROM's own tally ($0038 = tests passed).
 const TALLY_WAIT_FRAMES: u64 = 20;
+/// The detail lists every multi-behaviour test's code, so it is longer than other protocols'.
+const DETAIL_LIMIT: usize = 1600;
 
 fn button_for(name: &str) -> Option<Buttons> {
     Some(match name.to_ascii_lowercase().as_str() {
@@ -90,11 +104,14 @@ enum RunEnd {
     Jammed { pc: u16, test: u8 },
 }
 
-/// Run AccuracyCoin's "run every test" mode and judge it: all counted tests must pass.
+/// Run AccuracyCoin's "run every test" mode and judge it: every counted test must give what
+/// `hardware` gives (a pass with that console's behaviour code, or a skip where the ROM skips
+/// on it), and the ROM's own tally must agree with the decoded results.
 pub fn run_accuracycoin<M: Machine>(
     machine: &mut M,
     spec: &AccuracyCoinSpec,
     tests: &[AccuracyCoinTest],
+    hardware: &Hardware,
     max_frames: u64,
 ) -> ProtocolOutcome {
     if tests.len() != spec.total_tests {
@@ -212,6 +229,14 @@ pub fn run_accuracycoin<M: Machine>(
         .map(|test| {
             let raw = machine.peek(test.result_addr);
             let (result, code) = decode_result(raw, spec);
+            let as_expected = match expected(test.result_addr, hardware) {
+                Expected::Pass(wanted) => result == TestVerdict::Pass && code == Some(wanted),
+                Expected::Skipped => result == TestVerdict::Skipped,
+            };
+            let variant = match (result, code) {
+                (TestVerdict::Pass, Some(code)) => variant_of(test.result_addr, code),
+                _ => None,
+            };
             AccuracyCoinTestResult {
                 index: test.index,
                 name: test.name.clone(),
@@ -219,6 +244,8 @@ pub fn run_accuracycoin<M: Machine>(
                 result,
                 code,
                 raw,
+                variant,
+                as_expected,
             }
         })
         .collect();
@@ -238,8 +265,16 @@ pub fn run_accuracycoin<M: Machine>(
             .find(|test| test.index == u32::from(number))
             .map_or_else(|| "?".to_string(), |test| test.name.clone())
     };
-    if let Some(tally) = rom_tally.filter(|&tally| usize::from(tally) != passes) {
-        detail.push_str(&format!(" (the ROM's own tally says {tally} passed)"));
+    let tally_agrees = rom_tally.is_some_and(|tally| usize::from(tally) == passes);
+    match rom_tally {
+        Some(tally) if !tally_agrees => {
+            detail.push_str(&format!("; the ROM's own tally says {tally} passed"))
+        }
+        None if matches!(end, RunEnd::Finished) => detail.push_str(&format!(
+            "; the ROM's tally never counted {} tests (${:04X})",
+            spec.total_tests, spec.tally_total_addr
+        )),
+        _ => {}
     }
     match end {
         RunEnd::Finished => {}
@@ -265,9 +300,49 @@ pub fn run_accuracycoin<M: Machine>(
         detail.push_str("; failed: ");
         detail.push_str(&failures.join(", "));
     }
+    let unexpected: Vec<String> = results
+        .iter()
+        .filter(|r| !r.as_expected && matches!(r.result, TestVerdict::Pass | TestVerdict::Skipped))
+        .map(|r| {
+            let wanted = match expected(r.result_addr, hardware) {
+                Expected::Pass(code) => format!("pass {}", code_label(code)),
+                Expected::Skipped => "a skip".to_string(),
+            };
+            let got = match (r.result, r.code) {
+                (TestVerdict::Pass, Some(code)) => format!("pass {}", code_label(code)),
+                _ => "a skip".to_string(),
+            };
+            format!(
+                "{} gave {got}, this console gives {wanted}",
+                short_name(&r.name)
+            )
+        })
+        .collect();
+    if !unexpected.is_empty() {
+        detail.push_str("; not this console's behaviour: ");
+        detail.push_str(&unexpected.join(", "));
+    }
+    let behaviours: Vec<String> = results
+        .iter()
+        .filter(|r| multi_code_test(r.result_addr).is_some())
+        .map(|r| {
+            let code = r.code.map_or_else(|| "-".to_string(), code_label);
+            match r.variant {
+                Some(variant) => format!("{} {code} ({variant})", short_name(&r.name)),
+                None => format!("{} {code} ({:?})", short_name(&r.name), r.result),
+            }
+        })
+        .collect();
+    if !behaviours.is_empty() {
+        detail.push_str(&format!(
+            "; behaviours on {hardware}: {}",
+            behaviours.join(", ")
+        ));
+    }
     let finished = matches!(end, RunEnd::Finished);
+    let all_as_expected = results.iter().all(|r| r.as_expected);
     ProtocolOutcome {
-        passed: finished && passes == spec.total_tests,
+        passed: finished && all_as_expected && tally_agrees,
         detail: truncate(&detail, DETAIL_LIMIT),
         tests: Some(results),
     }
@@ -307,10 +382,11 @@ mod tests {
                 name: "ROM is not writable".into(),
                 result_addr: 0x0405,
             },
+            // A test with several passing behaviours: code 1 is the composite 2C02's.
             AccuracyCoinTest {
                 index: 2,
-                name: "RAM Mirroring".into(),
-                result_addr: 0x0403,
+                name: "Sprites  On Scanline 0".into(),
+                result_addr: 0x0484,
             },
             AccuracyCoinTest {
                 index: 3,
@@ -394,9 +470,14 @@ mod tests {
     #[test]
     fn all_tests_pass() {
         let mut machine = fake_rom(vec![0x01, 0x05, 0x01], 20, None);
-        let outcome = run_accuracycoin(&mut machine, &spec(3), &table(), 6000);
+        let outcome =
+            run_accuracycoin(&mut machine, &spec(3), &table(), &Hardware::default(), 6000);
         assert!(outcome.passed, "{outcome:?}");
-        assert_eq!(outcome.detail, "3/3 passed; 0 failed, 0 not run, 0 skipped");
+        assert_eq!(
+            outcome.detail,
+            "3/3 passed; 0 failed, 0 not run, 0 skipped; behaviours on CPU early-g, PPU g, ports \
+             front-loader: Sprites On Scanline 0 1 (composite 2C02 (odd-frame dot skip))"
+        );
         let tests = outcome.tests.unwrap();
         assert_eq!(tests[1].result, TestVerdict::Pass);
         assert_eq!(tests[1].code, Some(1));
@@ -412,12 +493,13 @@ mod tests {
 
     #[test]
     fn disagreeing_rom_tally_is_shown() {
-        let mut machine = fake_rom_with_tally(vec![0x01, 0x01, 0x02], 5, None, 1);
-        let outcome = run_accuracycoin(&mut machine, &spec(3), &table(), 6000);
+        let mut machine = fake_rom_with_tally(vec![0x01, 0x05, 0x02], 5, None, 1);
+        let outcome =
+            run_accuracycoin(&mut machine, &spec(3), &table(), &Hardware::default(), 6000);
         assert!(!outcome.passed);
         assert!(
             outcome.detail.starts_with(
-                "2/3 passed; 1 failed, 0 not run, 0 skipped (the ROM's own tally says 1 passed)"
+                "2/3 passed; 1 failed, 0 not run, 0 skipped; the ROM's own tally says 1 passed"
             ),
             "{}",
             outcome.detail
@@ -426,12 +508,17 @@ mod tests {
 
     #[test]
     fn failures_and_skips_are_reported_per_test() {
-        let mut machine = fake_rom(vec![0x2A, 0x01, 0xFF], 5, None);
-        let outcome = run_accuracycoin(&mut machine, &spec(3), &table(), 6000);
+        let mut machine = fake_rom(vec![0x2A, 0x09, 0xFF], 5, None);
+        let outcome =
+            run_accuracycoin(&mut machine, &spec(3), &table(), &Hardware::default(), 6000);
         assert!(!outcome.passed);
         assert_eq!(
             outcome.detail,
-            "1/3 passed; 1 failed, 0 not run, 1 skipped; failed: ROM is not writable (A)"
+            "1/3 passed; 1 failed, 0 not run, 1 skipped; failed: ROM is not writable (A); not \
+             this console's behaviour: Sprites On Scanline 0 gave pass 2, this console gives \
+             pass 1, PC Wraparound gave a skip, this console gives pass 0; behaviours on CPU \
+             early-g, PPU g, ports front-loader: Sprites On Scanline 0 2 (RGB 2C03/2C04/2C05 \
+             (not emulated))"
         );
         let tests = outcome.tests.unwrap();
         assert_eq!(tests[0].result, TestVerdict::Fail);
@@ -443,11 +530,12 @@ mod tests {
     #[test]
     fn a_test_stuck_for_more_than_1200_frames_is_a_hang() {
         let mut machine = fake_rom(vec![0x01, 0x01, 0x01], 10, Some(2));
-        let outcome = run_accuracycoin(&mut machine, &spec(3), &table(), 6000);
+        let outcome =
+            run_accuracycoin(&mut machine, &spec(3), &table(), &Hardware::default(), 6000);
         assert!(!outcome.passed);
         assert!(
             outcome.detail.starts_with(
-                "1/3 passed; 0 failed, 2 not run, 0 skipped; hang: test #2 (RAM Mirroring)"
+                "1/3 passed; 0 failed, 2 not run, 0 skipped; hang: test #2 (Sprites  On Scanline 0)"
             ),
             "{}",
             outcome.detail
@@ -461,7 +549,8 @@ mod tests {
     #[test]
     fn menu_that_never_appears_fails_with_boot_stage() {
         let mut machine = FakeMachine::new(|state| state.cpu_memory[0xEC] = 4);
-        let outcome = run_accuracycoin(&mut machine, &spec(3), &table(), 6000);
+        let outcome =
+            run_accuracycoin(&mut machine, &spec(3), &table(), &Hardware::default(), 6000);
         assert!(!outcome.passed);
         assert_eq!(
             outcome.detail,
@@ -474,7 +563,8 @@ mod tests {
         let mut machine = FakeMachine::new(|state| {
             state.cpu_memory[0xEC] = if state.frame < 3 { 1 } else { 0x0A };
         });
-        let outcome = run_accuracycoin(&mut machine, &spec(3), &table(), 6000);
+        let outcome =
+            run_accuracycoin(&mut machine, &spec(3), &table(), &Hardware::default(), 6000);
         assert!(!outcome.passed);
         assert!(outcome
             .detail
@@ -492,7 +582,13 @@ mod tests {
     #[test]
     fn table_size_must_match_manifest() {
         let mut machine = FakeMachine::new(|_| {});
-        let outcome = run_accuracycoin(&mut machine, &spec(141), &table(), 6000);
+        let outcome = run_accuracycoin(
+            &mut machine,
+            &spec(141),
+            &table(),
+            &Hardware::default(),
+            6000,
+        );
         assert!(!outcome.passed);
         assert_eq!(
             outcome.detail,
@@ -509,10 +605,24 @@ mod tests {
             result: TestVerdict::NotRun,
             code: None,
             raw: 0,
+            variant: None,
+            as_expected: false,
         };
         let json = serde_json::to_value(&result).unwrap();
         assert_eq!(json["result"], "not run");
         assert_eq!(json["result_addr"], 0x0405);
         assert!(json["code"].is_null());
+        assert_eq!(json["as_expected"], false);
+        let sprites = AccuracyCoinTestResult {
+            result_addr: 0x0484,
+            result: TestVerdict::Pass,
+            code: Some(1),
+            raw: 0x05,
+            variant: variant_of(0x0484, 1),
+            as_expected: true,
+            ..result
+        };
+        let json = serde_json::to_value(&sprites).unwrap();
+        assert_eq!(json["variant"], "composite 2C02 (odd-frame dot skip)");
     }
 }

@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::TestRomError;
+use crate::hardware::{
+    mmc3_name, parse_cpu, parse_mmc3, parse_ports, parse_ppu, HardwareArgs, HardwareChoice,
+};
 
 /// The whole manifest: one [`RomEntry`] per `[[rom]]` table, in file order.
 #[derive(Debug, Clone, Deserialize)]
@@ -30,9 +33,18 @@ pub struct RomEntry {
     pub source: Option<String>,
     #[serde(default)]
     pub notes: Option<String>,
-    /// MMC3 revision the ROM expects ("A" = older behaviour); `None` means the common revision B.
+    /// MMC3 revision the ROM expects ("A" = older behaviour); `None`: the header's (NES 2.0
+    /// submapper 4 is an MMC3A), else the common revision B.
     #[serde(default)]
     pub mmc3_revision: Option<String>,
+    /// The console to run on, as `nes run --cpu/--ppu/--ports` name it (see
+    /// `crate::hardware`); absent keys mean the reference console's.
+    #[serde(default)]
+    pub cpu: Option<String>,
+    #[serde(default)]
+    pub ppu: Option<String>,
+    #[serde(default)]
+    pub ports: Option<String>,
     /// The other half of a pair of ROMs that test mutually exclusive hardware revisions.
     #[serde(default)]
     pub alternative_of: Option<String>,
@@ -41,6 +53,44 @@ pub struct RomEntry {
 }
 
 impl RomEntry {
+    /// The console this entry asks for (its `cpu`, `ppu`, `ports` and `mmc3_revision` keys).
+    pub fn hardware(&self) -> Result<HardwareChoice, String> {
+        fn key<T>(
+            name: &str,
+            value: &Option<String>,
+            parse: fn(&str) -> Result<T, String>,
+        ) -> Result<Option<T>, String> {
+            value
+                .as_deref()
+                .map(|text| parse(text).map_err(|error| format!("manifest key `{name}`: {error}")))
+                .transpose()
+        }
+        let args = HardwareArgs {
+            cpu: key("cpu", &self.cpu, parse_cpu)?,
+            ppu: key("ppu", &self.ppu, parse_ppu)?,
+            ports: key("ports", &self.ports, parse_ports)?,
+            mmc3: key("mmc3_revision", &self.mmc3_revision, parse_mmc3)?,
+        };
+        Ok(args.resolve())
+    }
+
+    /// Runs this entry on `choice` instead (`nes test-roms --cpu ...`): each option given
+    /// replaces the entry's key.
+    pub fn override_hardware(&mut self, choice: &HardwareArgs) {
+        if let Some(cpu) = choice.cpu {
+            self.cpu = Some(cpu.name().to_string());
+        }
+        if let Some(ppu) = choice.ppu {
+            self.ppu = Some(nes::ppu_revision_name(ppu).to_string());
+        }
+        if let Some(ports) = choice.ports {
+            self.ports = Some(ports.name().to_string());
+        }
+        if let Some(mmc3) = choice.mmc3 {
+            self.mmc3_revision = Some(mmc3_name(mmc3).to_string());
+        }
+    }
+
     /// The trial name used by the workspace suite: `group::path-without-group-and-extension`,
     /// e.g. `cpu::instr_test-v5/rom_singles/01-basics`.
     pub fn test_name(&self) -> String {

@@ -4,6 +4,7 @@
 //! The workspace suite (`tests/rom_suites.rs`) reuses [`run_entry`] per manifest entry.
 
 pub mod accuracycoin;
+pub mod accuracycoin_behaviours;
 pub mod machine;
 pub mod manifest;
 pub mod protocols;
@@ -18,7 +19,10 @@ pub use manifest::{
     find_manifest, load_known_failures, load_manifest, manifest_candidates, KnownFailure,
     KnownFailures, Manifest, Protocol, RomEntry,
 };
-pub use runner::{format_table, run_entries, run_entry, summary_line, RomOutcome};
+pub use runner::{
+    format_table, load_assets, run_entries, run_entry, run_protocol, summary_line, ProtocolAssets,
+    RomOutcome,
+};
 
 /// Errors that stop `nes test-roms` before or after the runs (a failing ROM is not an error).
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +83,10 @@ pub struct TestRomsArgs {
     /// Also write one JSON record per ROM to this file
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Run every selected ROM on this console instead of the one its manifest entry names
+    /// (each option given replaces the entry's `cpu`, `ppu`, `ports` or `mmc3_revision` key)
+    #[command(flatten)]
+    pub hardware: crate::hardware::HardwareArgs,
 }
 
 /// The entries `groups` and `filter` select, in manifest order.
@@ -129,7 +137,11 @@ pub fn run(args: &TestRomsArgs, out: &mut dyn Write) -> Result<bool, TestRomErro
     let root = manifest_root(&manifest_path);
     let selected: Vec<RomEntry> = select_entries(&manifest, &args.groups, args.filter.as_deref())?
         .into_iter()
-        .cloned()
+        .map(|entry| {
+            let mut entry = entry.clone();
+            entry.override_hardware(&args.hardware);
+            entry
+        })
         .collect();
     let jobs = args
         .jobs
@@ -266,6 +278,7 @@ done = "jmp-self"
             filter: None,
             jobs: Some(2),
             json: Some(json_path.clone()),
+            hardware: Default::default(),
         };
         let mut table = Vec::new();
         let all_passed = run(&args, &mut table).unwrap();

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use nes::{Cartridge, Mmc3Revision};
+use nes::Cartridge;
 use serde::Serialize;
 
 use super::accuracycoin::{run_accuracycoin, AccuracyCoinTestResult};
@@ -55,7 +55,8 @@ pub enum ProtocolAssets {
     AccuracyCoinTests(Vec<AccuracyCoinTest>),
 }
 
-fn load_assets(entry: &RomEntry, root: &Path) -> Result<ProtocolAssets, String> {
+/// The protocol's files for `entry` (paths relative to `root`, the manifest's folder).
+pub fn load_assets(entry: &RomEntry, root: &Path) -> Result<ProtocolAssets, String> {
     match &entry.protocol {
         Protocol::NestestLog(spec) => {
             let path = root.join(&spec.log);
@@ -85,7 +86,10 @@ pub fn run_protocol<M: Machine>(
             run_nestest(machine, spec, log, max_frames)
         }
         (Protocol::AccuracyCoin(spec), ProtocolAssets::AccuracyCoinTests(tests)) => {
-            run_accuracycoin(machine, spec, tests, max_frames)
+            match entry.hardware() {
+                Ok(choice) => run_accuracycoin(machine, spec, tests, &choice.hardware, max_frames),
+                Err(detail) => ProtocolOutcome::fail(detail),
+            }
         }
         (protocol, _) => {
             ProtocolOutcome::fail(format!("internal: {} assets missing", protocol.name()))
@@ -94,23 +98,17 @@ pub fn run_protocol<M: Machine>(
     RomOutcome::new(entry, machine.frame_count(), outcome)
 }
 
-/// The MMC3 revision an entry asks for: "A" (the older behaviour, where reloading the counter
-/// with 0 raises no IRQ) or the common revision B when the field is absent.
-fn mmc3_revision(entry: &RomEntry) -> Result<Mmc3Revision, String> {
-    match entry.mmc3_revision.as_deref() {
-        None => Ok(Mmc3Revision::B),
-        Some(text) if text.eq_ignore_ascii_case("A") => Ok(Mmc3Revision::A),
-        Some(text) if text.eq_ignore_ascii_case("B") => Ok(Mmc3Revision::B),
-        Some(other) => Err(format!("unknown mmc3_revision `{other}` (expected A or B)")),
-    }
-}
-
 /// Run one manifest entry from a cold power-on to its verdict. `root` is the manifest's folder.
 /// Never panics: a missing file, a load error or an emulator panic is a FAIL with the reason.
 /// (Catching the panic needs panic = "unwind", which the release profile keeps for this and
 /// for the Lua host: see the workspace Cargo.toml and the test below that checks it.)
 pub fn run_entry(entry: &RomEntry, root: &Path) -> RomOutcome {
-    run_entry_on(entry, root, &nes::Nes::new)
+    let hardware = entry.hardware().unwrap_or_default();
+    run_entry_on(entry, root, &|cart| {
+        let mut nes = nes::Nes::new(cart);
+        hardware.apply(&mut nes);
+        nes
+    })
 }
 
 /// [`run_entry`] on the machine `power_on` makes of the cartridge (tests inject fakes).
@@ -128,13 +126,13 @@ fn run_entry_on<M: Machine>(
         Ok(bytes) => bytes,
         Err(error) => return RomOutcome::failed(entry, error.to_string()),
     };
-    let revision = match mmc3_revision(entry) {
-        Ok(revision) => revision,
+    let hardware = match entry.hardware() {
+        Ok(hardware) => hardware,
         Err(detail) => return RomOutcome::failed(entry, detail),
     };
     let run = catch_unwind(AssertUnwindSafe(|| match Cartridge::from_ines(&bytes) {
         Ok(mut cart) => {
-            cart.set_mmc3_revision(revision);
+            hardware.prepare(&mut cart);
             run_protocol(&mut power_on(cart), entry, &assets)
         }
         Err(error) => RomOutcome::failed(entry, format!("load error: {error}")),
@@ -243,6 +241,8 @@ mod tests {
     use super::super::machine::fake::FakeMachine;
     use super::super::manifest::parse_manifest;
     use super::*;
+    use crate::hardware::{HardwareArgs, HardwareChoice};
+    use nes::Mmc3Revision;
 
     fn entries() -> Vec<RomEntry> {
         let text = r#"
@@ -455,16 +455,38 @@ skipped_value = 0xFF
     }
 
     #[test]
-    fn mmc3_revision_field_selects_the_board_revision() {
-        let mut entry = entries()[1].clone();
+    fn hardware_keys_select_the_console_and_bad_ones_are_reported() {
+        let mut entry = entries()[0].clone();
+        assert_eq!(entry.hardware(), Ok(HardwareChoice::default()));
         entry.mmc3_revision = Some("A".into());
-        assert_eq!(mmc3_revision(&entry), Ok(Mmc3Revision::A));
-        entry.mmc3_revision = None;
-        assert_eq!(mmc3_revision(&entry), Ok(Mmc3Revision::B));
+        entry.cpu = Some("late-g".into());
+        entry.ports = Some("famicom".into());
+        let choice = entry.hardware().unwrap();
+        assert_eq!(choice.mmc3, Some(Mmc3Revision::A));
+        assert_eq!(choice.hardware.cpu, nes::CpuRevision::LateG);
+        assert_eq!(choice.hardware.ports, nes::ControllerPorts::Famicom);
         entry.mmc3_revision = Some("C".into());
-        assert!(mmc3_revision(&entry)
+        assert!(entry
+            .hardware()
             .unwrap_err()
-            .contains("unknown mmc3_revision"));
+            .contains("manifest key `mmc3_revision`: unknown MMC3 revision `C`"));
+        let outcome = run_entry(&entry, Path::new("/nonexistent-root"));
+        assert!(!outcome.passed);
+    }
+
+    #[test]
+    fn command_line_hardware_replaces_the_entry_keys() {
+        let mut entry = entries()[1].clone();
+        entry.ppu = Some("g".into());
+        entry.override_hardware(&HardwareArgs {
+            ppu: Some(nes::PpuRevision::PreG),
+            ..HardwareArgs::default()
+        });
+        assert_eq!(entry.ppu.as_deref(), Some("pre-g"));
+        assert_eq!(
+            entry.hardware().unwrap().hardware.ppu,
+            nes::PpuRevision::PreG
+        );
     }
 
     #[test]

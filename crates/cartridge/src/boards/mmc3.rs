@@ -14,7 +14,7 @@
 //! is 0; the older revision A only when it has just become 0 (from a decrement or from a
 //! requested reload), so a latch of 0 gives a single IRQ rather than one per clock.
 
-use crate::header::{Mirroring, RomInfo};
+use crate::header::{Mirroring, RomFormat, RomInfo};
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
@@ -28,12 +28,27 @@ pub enum Mmc3Revision {
     B,
 }
 
+impl Mmc3Revision {
+    /// The revision an image's header asks for: NES 2.0 mapper 4 submapper 4 is the MMC3A
+    /// (NESdev wiki "NES 2.0 submappers"); anything else gets the common MMC3B/C.
+    pub fn for_submapper(info: &RomInfo) -> Mmc3Revision {
+        if info.format == RomFormat::Nes2 && info.mapper == 4 && info.submapper == 4 {
+            Mmc3Revision::A
+        } else {
+            Mmc3Revision::B
+        }
+    }
+}
+
 /// M2 cycles A12 must stay low before a rise counts (the chip's filter). The longest low
 /// period that must *not* count is the 9 dots (3 CPU cycles) between the dummy nametable
 /// fetches at dot 337 and the third tile's pattern fetch at dot 5 of the next line, when the
 /// background uses $1000; blargg's mmc3_test_2 "4-scanline_timing" checks it. The gaps between
 /// sprite pattern fetches are shorter still (4 dots), and a line's real low period is 60+ dots.
 const A12_LOW_MIN_CPU_CYCLES: u64 = 4;
+
+/// 8 KiB PRG banks the chip's six bank outputs reach: 512 KiB.
+const MMC3_PRG_BANKS: usize = 64;
 
 #[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Mmc3 {
@@ -68,7 +83,7 @@ impl Mmc3 {
             irq_reload: false,
             irq_enabled: false,
             irq_pending: false,
-            revision: Mmc3Revision::B,
+            revision: Mmc3Revision::for_submapper(info),
             a12_high: false,
             a12_low_since: 0,
         };
@@ -209,9 +224,14 @@ impl Mmc3 {
     }
 
     fn apply_prg(&self, mem: &mut Memory) {
-        let second_last = mem.prg_rom_banks_8k().saturating_sub(2);
-        let r6 = usize::from(self.registers[6] & 0x3F);
-        let r7 = usize::from(self.registers[7] & 0x3F);
+        let banks = mem.prg_rom_banks_8k();
+        let second_last = banks.saturating_sub(2);
+        // The MMC3 has six PRG bank outputs (512 KiB). Larger homebrew images (NES 2.0 up to
+        // 2 MiB) assume all eight bits of R6/R7 reach the ROM, as other emulators wire them;
+        // up to 512 KiB the top two bits are ignored, as on the chip.
+        let bank_mask = if banks > MMC3_PRG_BANKS { 0xFF } else { 0x3F };
+        let r6 = usize::from(self.registers[6] & bank_mask);
+        let r7 = usize::from(self.registers[7] & bank_mask);
         if self.bank_select & 0x40 == 0 {
             mem.map_prg_8k(0, r6);
             mem.map_prg_8k(2, second_last);
@@ -292,6 +312,32 @@ mod tests {
         );
         select(&mut c, 6, 0xC4, 0x40); // top two bits ignored
         assert_eq!(prg_bank_at(&c, 0xC000), 4);
+    }
+
+    #[test]
+    fn prg_banks_keep_all_eight_bits_only_beyond_512_kib() {
+        // 512 KiB: the chip's six bank bits.
+        let mut c = cart(4, 0, 32, 8);
+        select(&mut c, 6, 0x45, 0);
+        assert_eq!(prg_bank_at(&c, 0x8000), 0x05);
+        // 1 MiB homebrew image: bit 6 reaches the ROM, and the fixed banks are its last two.
+        let mut c = cart(4, 0, 64, 8);
+        select(&mut c, 6, 0x45, 0);
+        select(&mut c, 7, 0x7F, 0);
+        assert_eq!(
+            [0x8000, 0xA000, 0xC000, 0xE000].map(|a| prg_bank_at(&c, a)),
+            [0x45, 0x7F, 126, 127]
+        );
+    }
+
+    #[test]
+    fn nes2_submapper_4_is_the_mmc3a() {
+        use crate::boards::tests::image_nes2;
+        let revision =
+            |submapper| Cartridge::from_ines(&image_nes2(4, submapper, 0, 8, 8, 7, 0)).unwrap();
+        assert_eq!(revision(4).mmc3_revision(), Some(Mmc3Revision::A));
+        assert_eq!(revision(0).mmc3_revision(), Some(Mmc3Revision::B));
+        assert_eq!(cart(4, 0, 8, 8).mmc3_revision(), Some(Mmc3Revision::B));
     }
 
     #[test]

@@ -1,0 +1,168 @@
+//! `--cpu`, `--ppu`, `--ports` and `--mmc3`, shared by `nes run`, `nes play` and `nes sweep`,
+//! and the manifest keys of the same names: which console is emulated (see `nes::Hardware`).
+//! The default is the reference console, an NTSC front-loader NES-001 with an early RP2A03G
+//! and an RP2C02G; MMC3 boards follow their header (NES 2.0 submapper 4 is an MMC3A).
+
+use nes::{Cartridge, ControllerPorts, CpuRevision, Hardware, Mmc3Revision, Nes, PpuRevision};
+
+/// Which console to emulate.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HardwareArgs {
+    /// The 2A03 CPU: `early-g` (RP2A03G made before mid-1990, the reference console's) or
+    /// `late-g` (late RP2A03G and RP2A03H: a DMC reload can follow a fetch with no gap).
+    #[arg(long, value_name = "early-g|late-g", value_parser = parse_cpu)]
+    pub cpu: Option<CpuRevision>,
+    /// The 2C02 PPU: `g` (RP2C02G, the default) or `pre-g` (letterless to RP2C02E: `$2004`
+    /// and palette RAM do not read back).
+    #[arg(long, value_name = "g|pre-g", value_parser = parse_ppu)]
+    pub ppu: Option<PpuRevision>,
+    /// The controller ports: `front-loader` (NES-001, the default), `top-loader` (NES-101)
+    /// or `famicom` (RF Famicom: every read cycle clocks the pad).
+    #[arg(long, value_name = "front-loader|top-loader|famicom", value_parser = parse_ports)]
+    pub ports: Option<ControllerPorts>,
+    /// The MMC3's revision on MMC3 boards: `a` (MMC3A) or `b` (MMC3B/C). Default: what the
+    /// header says (NES 2.0 submapper 4 is an MMC3A), else `b`.
+    #[arg(long, value_name = "a|b", value_parser = parse_mmc3)]
+    pub mmc3: Option<Mmc3Revision>,
+}
+
+/// A resolved console choice: the hardware, and the MMC3 revision when one was asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HardwareChoice {
+    pub hardware: Hardware,
+    pub mmc3: Option<Mmc3Revision>,
+}
+
+impl HardwareArgs {
+    pub fn resolve(&self) -> HardwareChoice {
+        let reference = Hardware::default();
+        HardwareChoice {
+            hardware: Hardware {
+                cpu: self.cpu.unwrap_or(reference.cpu),
+                ppu: self.ppu.unwrap_or(reference.ppu),
+                ports: self.ports.unwrap_or(reference.ports),
+            },
+            mmc3: self.mmc3,
+        }
+    }
+}
+
+impl HardwareChoice {
+    /// Before power-on: the board's revision, when one was asked for.
+    pub fn prepare(&self, cart: &mut Cartridge) {
+        if let Some(revision) = self.mmc3 {
+            cart.set_mmc3_revision(revision);
+        }
+    }
+
+    /// After power-on: the console's chips.
+    pub fn apply(&self, nes: &mut Nes) {
+        nes.set_hardware(self.hardware);
+    }
+
+    /// The choice as `sweep.json` and the sweep workers carry it.
+    pub fn record(&self) -> HardwareRecord {
+        HardwareRecord {
+            cpu: self.hardware.cpu.name().to_string(),
+            ppu: nes::ppu_revision_name(self.hardware.ppu).to_string(),
+            ports: self.hardware.ports.name().to_string(),
+            mmc3: self.mmc3.map(|revision| mmc3_name(revision).to_string()),
+        }
+    }
+}
+
+/// [`HardwareChoice`] by name, as `sweep.json` records it and sweep workers receive it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HardwareRecord {
+    pub cpu: String,
+    pub ppu: String,
+    pub ports: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mmc3: Option<String>,
+}
+
+impl Default for HardwareRecord {
+    fn default() -> HardwareRecord {
+        HardwareChoice::default().record()
+    }
+}
+
+impl HardwareRecord {
+    pub fn choice(&self) -> Result<HardwareChoice, String> {
+        Ok(HardwareChoice {
+            hardware: Hardware {
+                cpu: parse_cpu(&self.cpu)?,
+                ppu: parse_ppu(&self.ppu)?,
+                ports: parse_ports(&self.ports)?,
+            },
+            mmc3: self.mmc3.as_deref().map(parse_mmc3).transpose()?,
+        })
+    }
+}
+
+pub fn parse_cpu(text: &str) -> Result<CpuRevision, String> {
+    text.parse().map_err(|e: nes::UnknownVariant| e.to_string())
+}
+
+pub fn parse_ppu(text: &str) -> Result<PpuRevision, String> {
+    nes::parse_ppu_revision(text).map_err(|e| e.to_string())
+}
+
+pub fn parse_ports(text: &str) -> Result<ControllerPorts, String> {
+    text.parse().map_err(|e: nes::UnknownVariant| e.to_string())
+}
+
+pub fn parse_mmc3(text: &str) -> Result<Mmc3Revision, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "a" => Ok(Mmc3Revision::A),
+        "b" => Ok(Mmc3Revision::B),
+        _ => Err(format!(
+            "unknown MMC3 revision `{text}` (expected one of: a b)"
+        )),
+    }
+}
+
+pub fn mmc3_name(revision: Mmc3Revision) -> &'static str {
+    match revision {
+        Mmc3Revision::A => "a",
+        Mmc3Revision::B => "b",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_reference_console_and_the_header_mmc3() {
+        let choice = HardwareArgs::default().resolve();
+        assert_eq!(choice.hardware, Hardware::NES_001);
+        assert_eq!(choice.mmc3, None);
+    }
+
+    #[test]
+    fn records_round_trip_and_bad_names_are_refused() {
+        let choice = HardwareChoice {
+            hardware: Hardware {
+                cpu: CpuRevision::LateG,
+                ppu: PpuRevision::PreG,
+                ports: ControllerPorts::Famicom,
+            },
+            mmc3: Some(Mmc3Revision::A),
+        };
+        assert_eq!(choice.record().choice(), Ok(choice));
+        let mut record = choice.record();
+        record.ports = "sideways".into();
+        assert_eq!(
+            record.choice(),
+            Err(
+                "unknown controller ports `sideways` (expected one of: front-loader top-loader \
+                 famicom)"
+                    .to_string()
+            )
+        );
+        assert!(parse_mmc3("c")
+            .unwrap_err()
+            .contains("expected one of: a b"));
+    }
+}

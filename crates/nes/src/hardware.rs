@@ -1,0 +1,222 @@
+//! Which console this is: the chip revisions and the controller-port wiring that change what
+//! a program can observe. AccuracyCoin tells them apart (its per-test behaviour codes), and
+//! the default is the console its author uses as the reference: an NTSC front-loader NES-001
+//! with an early RP2A03G CPU and an RP2C02G PPU.
+//!
+//! The chips only know behaviours (the PPU its revision, the APU whether a reload DMA can
+//! follow a fetch without a gap); the part numbers are mapped to them here.
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use nes_ppu::PpuRevision;
+
+/// The 2A03 CPU by production run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CpuRevision {
+    /// RP2A03G made before mid-1990 (and earlier letters): at least one APU cycle passes
+    /// between the end of a DMC DMA and the next request, so a reload request raised on the
+    /// stale byte count right after a sample's last fetch is withdrawn after one cycle (a
+    /// one-cycle "halt only" DMA; AccuracyCoin "Implicit DMA Abort" code 2).
+    #[default]
+    EarlyG,
+    /// Late RP2A03G and RP2A03H: that gap is gone, so the same request is not withdrawn in
+    /// time and becomes a whole reload DMA (NESdev wiki "DMA", bugs; MesenCE pull request 80;
+    /// AccuracyCoin "Implicit DMA Abort" code 1).
+    LateG,
+}
+
+/// How the console wires the controller ports to `$4016`/`$4017`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ControllerPorts {
+    /// NES-001 (front-loader): D0-D4 of both registers are driven (nothing attached reads 0),
+    /// D5-D7 are open bus; the 2A03's joypad /OE stays asserted across consecutive read
+    /// cycles of one register, so the pad sees one clock per run of reads (NESdev wiki
+    /// "Standard controller", "DMA"; AccuracyCoin "Controller Clocking" code 1).
+    #[default]
+    FrontLoader,
+    /// NES-101 (top-loader): as the front-loader, but `$4016` D2 is open bus too
+    /// (AccuracyCoin "DMC DMA Bus Conflicts" code 1; its "APU Register Activation" and
+    /// "Implied Dummy Reads" masks expect `$4017` D2 driven, as Mesen2 models it).
+    TopLoader,
+    /// RF Famicom (HVC-001): logic outside the 2A03 passes /OE through for half of each
+    /// cycle, so every read cycle clocks the pad, consecutive ones included; `$4016` drives
+    /// D0-D2 (D2 is the second controller's microphone, silent here) and `$4017` D0-D4
+    /// (NESdev wiki "DMA", joypad conflicts; AccuracyCoin "Controller Clocking",
+    /// "DMA + $4016 Read" and "DMC DMA Bus Conflicts" code 2).
+    Famicom,
+}
+
+impl ControllerPorts {
+    /// The bits of `$4016` (`port` 0) or `$4017` (1) that nothing drives: open bus.
+    pub(crate) fn open_bus_bits(self, port: usize) -> u8 {
+        match (self, port) {
+            (ControllerPorts::FrontLoader, _) => 0xE0,
+            (ControllerPorts::TopLoader, 0) => 0xE4,
+            (ControllerPorts::TopLoader, _) => 0xE0,
+            (ControllerPorts::Famicom, 0) => 0xF8,
+            (ControllerPorts::Famicom, _) => 0xE0,
+        }
+    }
+
+    /// Whether consecutive read cycles of one joypad register clock the pad only once.
+    pub(crate) fn merges_consecutive_reads(self) -> bool {
+        self != ControllerPorts::Famicom
+    }
+}
+
+/// The whole console's hardware profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Hardware {
+    pub cpu: CpuRevision,
+    pub ppu: PpuRevision,
+    pub ports: ControllerPorts,
+}
+
+impl Hardware {
+    /// The reference console: NES-001, early RP2A03G, RP2C02G.
+    pub const NES_001: Hardware = Hardware {
+        cpu: CpuRevision::EarlyG,
+        ppu: PpuRevision::G,
+        ports: ControllerPorts::FrontLoader,
+    };
+}
+
+/// An option value that names no variant, with the names that would have been accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{given}` (expected one of: {expected})")]
+pub struct UnknownVariant {
+    pub what: &'static str,
+    pub given: String,
+    pub expected: &'static str,
+}
+
+/// Each variant's name as options and manifests spell it, one place for parsing and display.
+macro_rules! variant_names {
+    ($type:ty, $what:literal, $($variant:path => $name:literal),+ $(,)?) => {
+        impl $type {
+            /// Every accepted name, for help texts.
+            pub const NAMES: &'static str = concat!($($name, " "),+);
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($variant => $name),+
+                }
+            }
+        }
+
+        impl FromStr for $type {
+            type Err = UnknownVariant;
+
+            fn from_str(text: &str) -> Result<Self, UnknownVariant> {
+                match text.to_ascii_lowercase().as_str() {
+                    $($name => Ok($variant),)+
+                    _ => Err(UnknownVariant {
+                        what: $what,
+                        given: text.to_string(),
+                        expected: <$type>::NAMES.trim_end(),
+                    }),
+                }
+            }
+        }
+
+        impl fmt::Display for $type {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+variant_names!(CpuRevision, "CPU revision",
+    CpuRevision::EarlyG => "early-g",
+    CpuRevision::LateG => "late-g",
+);
+variant_names!(ControllerPorts, "controller ports",
+    ControllerPorts::FrontLoader => "front-loader",
+    ControllerPorts::TopLoader => "top-loader",
+    ControllerPorts::Famicom => "famicom",
+);
+
+/// `PpuRevision` is the PPU crate's; its names are given here with the others.
+pub fn ppu_revision_name(revision: PpuRevision) -> &'static str {
+    match revision {
+        PpuRevision::G => "g",
+        PpuRevision::PreG => "pre-g",
+    }
+}
+
+/// Parses a PPU revision name (`g`, `pre-g`).
+pub fn parse_ppu_revision(text: &str) -> Result<PpuRevision, UnknownVariant> {
+    match text.to_ascii_lowercase().as_str() {
+        "g" => Ok(PpuRevision::G),
+        "pre-g" => Ok(PpuRevision::PreG),
+        _ => Err(UnknownVariant {
+            what: "PPU revision",
+            given: text.to_string(),
+            expected: PPU_REVISION_NAMES,
+        }),
+    }
+}
+
+/// Every accepted PPU revision name, for help texts.
+pub const PPU_REVISION_NAMES: &str = "g pre-g";
+
+impl fmt::Display for Hardware {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "CPU {}, PPU {}, ports {}",
+            self.cpu,
+            ppu_revision_name(self.ppu),
+            self.ports
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_accepted_ones() {
+        for cpu in [CpuRevision::EarlyG, CpuRevision::LateG] {
+            assert_eq!(cpu.name().parse::<CpuRevision>(), Ok(cpu));
+        }
+        for ports in [
+            ControllerPorts::FrontLoader,
+            ControllerPorts::TopLoader,
+            ControllerPorts::Famicom,
+        ] {
+            assert_eq!(ports.name().parse::<ControllerPorts>(), Ok(ports));
+        }
+        for ppu in [PpuRevision::G, PpuRevision::PreG] {
+            assert_eq!(parse_ppu_revision(ppu_revision_name(ppu)), Ok(ppu));
+        }
+        let error = "famicon".parse::<ControllerPorts>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown controller ports `famicon` (expected one of: front-loader top-loader famicom)"
+        );
+        assert_eq!("LATE-G".parse::<CpuRevision>(), Ok(CpuRevision::LateG));
+    }
+
+    #[test]
+    fn the_default_is_the_reference_console() {
+        assert_eq!(Hardware::default(), Hardware::NES_001);
+        assert_eq!(
+            Hardware::default().to_string(),
+            "CPU early-g, PPU g, ports front-loader"
+        );
+    }
+
+    #[test]
+    fn port_wiring() {
+        assert_eq!(ControllerPorts::FrontLoader.open_bus_bits(0), 0xE0);
+        assert_eq!(ControllerPorts::TopLoader.open_bus_bits(0), 0xE4);
+        assert_eq!(ControllerPorts::TopLoader.open_bus_bits(1), 0xE0);
+        assert_eq!(ControllerPorts::Famicom.open_bus_bits(0), 0xF8);
+        assert_eq!(ControllerPorts::Famicom.open_bus_bits(1), 0xE0);
+        assert!(!ControllerPorts::Famicom.merges_consecutive_reads());
+    }
+}
