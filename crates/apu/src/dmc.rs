@@ -292,8 +292,9 @@ impl Dmc {
         }
     }
 
-    /// Whether a reload request raised on the stale byte count becomes a whole DMA (late
-    /// RP2A03G, RP2A03H) or is withdrawn after a cycle (earlier 2A03s: the default).
+    /// Whether a fetch completing on the APU cycle in which the output unit started a cycle
+    /// with an empty buffer still feeds that cycle and asks for the next byte at once (late
+    /// RP2A03G, RP2A03H), or waits in the buffer (earlier 2A03s: the default).
     pub(crate) fn set_stale_reload_completes(&mut self, completes: bool) {
         self.stale_reload_completes = completes;
     }

@@ -626,8 +626,9 @@ impl Apu {
         self.resampler.sample_rate()
     }
 
-    /// Late RP2A03G / RP2A03H DMC DMA timing (`true`) or the earlier 2A03s' (`false`, the
-    /// default): see `Dmc::set_stale_reload_completes`. A console setting, not state.
+    /// Late RP2A03G / RP2A03H DMC DMA timing (`true`: no gap between DMC DMAs) or the
+    /// earlier 2A03s' (`false`, the default); see `Dmc::set_stale_reload_completes`. A
+    /// console setting, not state.
     pub fn set_stale_reload_completes(&mut self, completes: bool) {
         self.dmc.set_stale_reload_completes(completes);
     }

@@ -15,14 +15,15 @@ pub use nes_ppu::PpuRevision;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CpuRevision {
     /// RP2A03G made before mid-1990 (and earlier letters): at least one APU cycle passes
-    /// between the end of a DMC DMA and the next request, so a reload request raised on the
-    /// stale byte count right after a sample's last fetch is withdrawn after one cycle (a
-    /// one-cycle "halt only" DMA; AccuracyCoin "Implicit DMA Abort" code 2).
+    /// between the end of one DMC DMA and the next, so a sample byte fetched on the APU
+    /// cycle in which the output unit found its buffer empty waits for the next output cycle
+    /// (AccuracyCoin "Implicit DMA Abort" code 2).
     #[default]
     EarlyG,
-    /// Late RP2A03G and RP2A03H: that gap is gone, so the same request is not withdrawn in
-    /// time and becomes a whole reload DMA (NESdev wiki "DMA", bugs; MesenCE pull request 80;
-    /// AccuracyCoin "Implicit DMA Abort" code 1).
+    /// Late RP2A03G and RP2A03H: that gap is gone, so such a byte still feeds the output
+    /// cycle that just began, and the reload DMA follows at once; when the byte ended a
+    /// one-shot sample the reload fetches it again ("an unexpected reload DMA", NESdev wiki
+    /// "DMA", bugs; MesenCE pull request 80; AccuracyCoin "Implicit DMA Abort" code 1).
     LateG,
 }
 
