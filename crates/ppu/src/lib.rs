@@ -549,7 +549,19 @@ impl Ppu {
             self.frames_completed,
             0..=MAX_STATE_FRAMES,
         )?;
-        if self.decoded_mask() != registers::DecodedMask::of(self.mask) {
+        // The greyscale and emphasis fields follow the latest write at once; the rest waits
+        // for it to land (see `Ppu::apply_colour_bits`).
+        let latest = if self.delays.mask != 0 {
+            self.pending_mask
+        } else {
+            self.mask
+        };
+        let expected = registers::DecodedMask {
+            colour_mask: registers::DecodedMask::of(latest).colour_mask,
+            emphasis_bits: registers::DecodedMask::of(latest).emphasis_bits,
+            ..registers::DecodedMask::of(self.mask)
+        };
+        if self.decoded_mask() != expected {
             return Err(format!(
                 "PPU decoded $2001 does not match $2001 = ${:02X}",
                 self.mask

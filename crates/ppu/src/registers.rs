@@ -1,8 +1,8 @@
 //! CPU-visible registers `$2000-$2007` and the PPU's own open bus (the "I/O latch").
 
 use crate::{
-    ctrl, mask, palette_ram_index, Ppu, PpuBus, POST_RENDER_SCANLINE, PRE_RENDER_SCANLINE,
-    VBLANK_SCANLINE,
+    ctrl, mask, palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE,
+    PRE_RENDER_SCANLINE, VBLANK_SCANLINE,
 };
 use borsh::{BorshDeserialize, BorshSerialize};
 
@@ -13,6 +13,11 @@ pub(crate) const IO_LATCH_DECAY_FRAMES: u64 = 36;
 /// Dots between a `$2001` write (made between two dots) and the first dot that sees it: 1
 /// would be the very next dot.
 pub(crate) const MASK_WRITE_DELAY_DOTS: u8 = 4;
+
+/// A greyscale or emphasis change reaches pixel x = `dot - COLOUR_PIPELINE_DOTS` on (`dot`
+/// being the next dot to run at the write; pixel x is decided at dot x + 1): see
+/// `Ppu::apply_colour_bits`.
+const COLOUR_PIPELINE_DOTS: usize = 3;
 
 /// Dots between a `$2007` read (made between two dots) and the dot before whose work the
 /// buffer refill and v step happen, counted like `MASK_WRITE_DELAY_DOTS`. The CPU read ends
@@ -181,6 +186,7 @@ impl Ppu {
                         // A second write before the first landed: the first lands now.
                         self.apply_mask(self.pending_mask);
                     }
+                    self.apply_colour_bits(value);
                     self.pending_mask = value;
                     self.delays.mask = MASK_WRITE_DELAY_DOTS;
                 }
@@ -263,6 +269,38 @@ impl Ppu {
             let (first_row, rest) = self.oam.split_at_mut(8);
             if let Some(target) = rest.get_mut((row - 1) * 8..row * 8) {
                 target.copy_from_slice(first_row);
+            }
+        }
+    }
+
+    /// The greyscale and emphasis bits of a `$2001` write. They act at the end of the pixel
+    /// pipeline, not where a pixel is decided: a pixel reaches the video output about three
+    /// dots after its dot (NESdev wiki "PPU rendering": the first pixel is output during
+    /// cycle 4), and the emphasis lines go straight from the register to the output stage
+    /// (Breaking NES notes). So they take effect at once, on the two pixels already decided
+    /// before the write as well (Mesen2 and TriCNES agree on this; the rendering bits wait
+    /// for `MASK_WRITE_DELAY_DOTS`). The pixels are recoloured as Mesen2 does it: a pixel
+    /// greyscaled before the write keeps its grey colour.
+    fn apply_colour_bits(&mut self, value: u8) {
+        let decoded = DecodedMask::of(value);
+        if (decoded.colour_mask, decoded.emphasis_bits) == (self.colour_mask, self.emphasis_bits) {
+            return;
+        }
+        self.colour_mask = decoded.colour_mask;
+        self.emphasis_bits = decoded.emphasis_bits;
+        self.refresh_colour_cache();
+        if self.scanline >= POST_RENDER_SCANLINE {
+            return;
+        }
+        // Pixels up to x = `dot - 2` are decided (and caught up: `write_register` did);
+        // recolour those from x = `dot - 3` on, which may be the previous line's last ones.
+        let line_start = usize::from(self.scanline) * FRAME_WIDTH;
+        let decided_end = line_start + usize::from(self.dot.saturating_sub(1).min(256));
+        let first = (line_start + usize::from(self.dot)).saturating_sub(COLOUR_PIPELINE_DOTS);
+        let (colour_mask, emphasis) = (u16::from(self.colour_mask), self.emphasis_bits);
+        if let Some(pixels) = self.frame.get_mut(first..decided_end) {
+            for pixel in pixels {
+                *pixel = (*pixel & colour_mask) | emphasis;
             }
         }
     }
@@ -716,6 +754,55 @@ mod tests {
         assert_eq!(ppu.mask, 0x10);
         run_dots(&mut ppu, &mut bus, u32::from(super::MASK_WRITE_DELAY_DOTS));
         assert_eq!(ppu.mask, 0x00);
+    }
+
+    fn pixel(ppu: &Ppu, y: usize, x: usize) -> u16 {
+        ppu.frame_buffer()[y * crate::FRAME_WIDTH + x]
+    }
+
+    #[test]
+    fn greyscale_and_emphasis_reach_the_two_pixels_already_in_the_pipeline() {
+        let (mut ppu, mut bus) = ready();
+        set_addr(&mut ppu, &mut bus, 0x3F00);
+        ppu.write_register(0x2007, 0x21, &mut bus);
+        set_addr(&mut ppu, &mut bus, 0x0000);
+        run_to(&mut ppu, &mut bus, 10, 100);
+        // Dot 100 runs next: pixels up to 98 are decided, and 97-98 are still on their way to
+        // the output, so greyscale reaches them; the rendering bits wait their delay.
+        ppu.write_register(0x2001, 0x01, &mut bus);
+        run_to(&mut ppu, &mut bus, 10, 200);
+        assert_eq!([pixel(&ppu, 10, 95), pixel(&ppu, 10, 96)], [0x21, 0x21]);
+        assert_eq!(
+            [
+                pixel(&ppu, 10, 97),
+                pixel(&ppu, 10, 98),
+                pixel(&ppu, 10, 99),
+                pixel(&ppu, 10, 150)
+            ],
+            [0x20; 4]
+        );
+        // Emphasis the same way; a pixel greyscaled before keeps its grey colour.
+        ppu.write_register(0x2001, 0x20, &mut bus);
+        run_to(&mut ppu, &mut bus, 11, 0);
+        assert_eq!(pixel(&ppu, 10, 196), 0x20);
+        assert_eq!(
+            [pixel(&ppu, 10, 197), pixel(&ppu, 10, 198)],
+            [0x20 | 0x40; 2]
+        );
+        assert_eq!(
+            [pixel(&ppu, 10, 199), pixel(&ppu, 10, 255)],
+            [0x21 | 0x40; 2]
+        );
+        // A write in the first dots of a line reaches the previous line's last pixels.
+        run_to(&mut ppu, &mut bus, 12, 1);
+        ppu.write_register(0x2001, 0x00, &mut bus);
+        run_to(&mut ppu, &mut bus, 13, 0);
+        assert_eq!(
+            [pixel(&ppu, 11, 253), pixel(&ppu, 11, 254)],
+            [0x21 | 0x40, 0x21]
+        );
+        assert_eq!(pixel(&ppu, 11, 255), 0x21);
+        assert_eq!(pixel(&ppu, 12, 0), 0x21);
     }
 
     #[test]

@@ -1579,7 +1579,26 @@ mod tests {
         ppu.write_register(0x2001, 0x00, &mut bus);
         run_to(&mut ppu, &mut bus, 261, 0);
         ppu.write_register(0x2001, SHOW_ALL, &mut bus);
+        assert!(ppu.odd_frame(), "this pre-render line skips its last dot");
         run_to(&mut ppu, &mut bus, 1, 0);
+        // The skip delays the sprite counters' start by a dot: the sprite's first pixel is
+        // drawn at x = 0, the rest where they belong (see `start_sprite_counters_late`).
+        assert_eq!(pixel(&ppu, 0, 0), spr(0, 1));
+        assert_eq!(pixel(&ppu, 40, 0), bg(0, 1));
+        assert_eq!(pixel(&ppu, 41, 0), spr(0, 1));
+        assert_eq!(pixel(&ppu, 44, 0), bg(0, 1));
+    }
+
+    #[test]
+    fn without_the_odd_frame_skip_scanline_0_sprites_start_at_their_x() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[[0xF0, 0, 0, 0], [0, 1, 0, 40]]);
+        run_to(&mut ppu, &mut bus, 3, 330);
+        ppu.write_register(0x2001, 0x00, &mut bus);
+        run_to(&mut ppu, &mut bus, 261, 0);
+        ppu.write_register(0x2001, SHOW_ALL, &mut bus);
+        assert!(!ppu.odd_frame(), "an even frame: no dot is skipped");
+        run_to(&mut ppu, &mut bus, 1, 0);
+        assert_eq!(pixel(&ppu, 0, 0), bg(0, 1));
         assert_eq!(pixel(&ppu, 40, 0), spr(0, 1));
         assert_eq!(pixel(&ppu, 44, 0), bg(0, 1));
     }
