@@ -549,17 +549,16 @@ impl Ppu {
             self.frames_completed,
             0..=MAX_STATE_FRAMES,
         )?;
-        // The greyscale and emphasis fields follow the latest write at once; the rest waits
-        // for it to land (see `Ppu::apply_colour_bits`).
+        // The pixel-output fields follow the latest write at once; rendering itself waits
+        // for it to land (see `Ppu::apply_output_bits`).
         let latest = if self.delays.mask != 0 {
             self.pending_mask
         } else {
             self.mask
         };
         let expected = registers::DecodedMask {
-            colour_mask: registers::DecodedMask::of(latest).colour_mask,
-            emphasis_bits: registers::DecodedMask::of(latest).emphasis_bits,
-            ..registers::DecodedMask::of(self.mask)
+            rendering_enabled: registers::DecodedMask::of(self.mask).rendering_enabled,
+            ..registers::DecodedMask::of(latest)
         };
         if self.decoded_mask() != expected {
             return Err(format!(

@@ -16,7 +16,7 @@ pub(crate) const MASK_WRITE_DELAY_DOTS: u8 = 4;
 
 /// A greyscale or emphasis change reaches pixel x = `dot - COLOUR_PIPELINE_DOTS` on (`dot`
 /// being the next dot to run at the write; pixel x is decided at dot x + 1): see
-/// `Ppu::apply_colour_bits`.
+/// `Ppu::apply_output_bits`.
 const COLOUR_PIPELINE_DOTS: usize = 3;
 
 /// Dots between a `$2007` read (made between two dots) and the dot before whose work the
@@ -186,7 +186,7 @@ impl Ppu {
                         // A second write before the first landed: the first lands now.
                         self.apply_mask(self.pending_mask);
                     }
-                    self.apply_colour_bits(value);
+                    self.apply_output_bits(value);
                     self.pending_mask = value;
                     self.delays.mask = MASK_WRITE_DELAY_DOTS;
                 }
@@ -273,16 +273,24 @@ impl Ppu {
         }
     }
 
-    /// The greyscale and emphasis bits of a `$2001` write. They act at the end of the pixel
-    /// pipeline, not where a pixel is decided: a pixel reaches the video output about three
-    /// dots after its dot (NESdev wiki "PPU rendering": the first pixel is output during
-    /// cycle 4), and the emphasis lines go straight from the register to the output stage
-    /// (Breaking NES notes). So they take effect at once, on the two pixels already decided
-    /// before the write as well (Mesen2 and TriCNES agree on this; the rendering bits wait
-    /// for `MASK_WRITE_DELAY_DOTS`). The pixels are recoloured as Mesen2 does it: a pixel
-    /// greyscaled before the write keeps its grey colour.
-    fn apply_colour_bits(&mut self, value: u8) {
+    /// The pixel-output bits of a `$2001` write, which do not wait for the rendering logic.
+    ///
+    /// Greyscale and emphasis act at the end of the pixel pipeline, not where a pixel is
+    /// decided: a pixel reaches the video output about three dots after its dot (NESdev wiki
+    /// "PPU rendering": the first pixel is output during cycle 4), and the emphasis lines go
+    /// straight from the register to the output stage (Breaking NES notes). So they take
+    /// effect at once, on the two pixels already decided before the write as well (Mesen2
+    /// and TriCNES agree on this), recoloured as Mesen2 does it: a pixel greyscaled before
+    /// the write keeps its grey colour.
+    ///
+    /// The background and sprite show bits and the left-column masks gate the pixel
+    /// multiplexer from the next pixel on (Mesen2's model; TriCNES delays them with
+    /// rendering), while the fetches, shifters and evaluation that rendering enable drives
+    /// wait for `MASK_WRITE_DELAY_DOTS` (AccuracyCoin "BG Serial In" fails with less).
+    fn apply_output_bits(&mut self, value: u8) {
         let decoded = DecodedMask::of(value);
+        self.background_min_x = decoded.background_min_x;
+        self.sprite_min_x = decoded.sprite_min_x;
         if (decoded.colour_mask, decoded.emphasis_bits) == (self.colour_mask, self.emphasis_bits) {
             return;
         }

@@ -1287,6 +1287,24 @@ mod tests {
     const SHOW_ALL: u8 = 0x1E;
 
     #[test]
+    fn hiding_the_layers_reaches_the_next_pixel_and_rendering_stops_later() {
+        let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[]);
+        run_to(&mut ppu, &mut bus, 261, 0);
+        run_to(&mut ppu, &mut bus, 5, 100);
+        // Pixels up to 98 are decided; the multiplexer hides the background from pixel 99 on,
+        // while the fetches and shifters run on for `MASK_WRITE_DELAY_DOTS`.
+        ppu.write_register(0x2001, 0x00, &mut bus);
+        assert!(
+            ppu.rendering_enabled(),
+            "rendering itself has not stopped yet"
+        );
+        run_to(&mut ppu, &mut bus, 6, 0);
+        assert_eq!(pixel(&ppu, 98, 5), bg(0, 1));
+        assert_eq!(pixel(&ppu, 99, 5), bg(0, 0), "the backdrop");
+        assert!(!ppu.rendering_enabled());
+    }
+
+    #[test]
     fn background_tiles_and_attributes() {
         let (mut ppu, mut bus) = scene(0x08, SHOW_ALL, &[]);
         render(&mut ppu, &mut bus);
