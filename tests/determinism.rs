@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use nes::{Cartridge, Nes};
+use nes::{Cartridge, Nes, PowerOn};
 use nes_app::test_roms::RomEntry;
 use nes_workspace_tests::suite_manifest;
 
@@ -40,10 +40,8 @@ fn run_and_hash(nes: &mut Nes, frames: u32) -> u64 {
 
 fn power_on(image: &[u8], entry: &RomEntry) -> Result<Nes, Failed> {
     let hardware = entry.hardware()?;
-    let mut cart = Cartridge::from_ines(image).map_err(|e| format!("cannot load: {e}"))?;
-    hardware.prepare(&mut cart);
-    let mut nes = Nes::new(cart);
-    hardware.apply(&mut nes);
+    let cart = Cartridge::from_ines(image).map_err(|e| format!("cannot load: {e}"))?;
+    let mut nes = hardware.power_on(cart, PowerOn::HARDWARE);
     nes.set_audio_sample_rate(44_100);
     Ok(nes)
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use nes::{Buttons, Cartridge, CpuRegisters, Nes};
+use nes::{Buttons, Cartridge, CpuRegisters, Nes, PowerOn};
 use nes_app::test_roms::{
     load_assets, load_manifest, manifest_root, run_protocol, Machine, RomEntry,
 };
@@ -49,10 +49,8 @@ impl Lockstep {
             None => Default::default(),
         };
         let power_on = |eager: bool| -> Result<Nes, String> {
-            let mut cart = Cartridge::from_ines(image).map_err(|e| format!("cannot load: {e}"))?;
-            hardware.prepare(&mut cart);
-            let mut nes = Nes::new(cart);
-            hardware.apply(&mut nes);
+            let cart = Cartridge::from_ines(image).map_err(|e| format!("cannot load: {e}"))?;
+            let mut nes = hardware.power_on(cart, PowerOn::HARDWARE);
             nes.set_eager_ppu(eager);
             nes.set_audio_sample_rate(SAMPLE_RATE);
             Ok(nes)

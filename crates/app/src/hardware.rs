@@ -3,26 +3,29 @@
 //! The default is the reference console, an NTSC front-loader NES-001 with an early RP2A03G
 //! and an RP2C02G; MMC3 boards follow their header (NES 2.0 submapper 4 is an MMC3A).
 
-use nes::{Cartridge, ControllerPorts, CpuRevision, Hardware, Mmc3Revision, Nes, PpuRevision};
+use nes::{
+    variant_name, Cartridge, ControllerPorts, CpuRevision, Hardware, Mmc3Revision, Nes, PowerOn,
+    PpuRevision, VariantNames,
+};
 
 /// Which console to emulate.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HardwareArgs {
     /// The 2A03 CPU: `early-g` (RP2A03G made before mid-1990, the reference console's) or
     /// `late-g` (late RP2A03G and RP2A03H: a DMC reload can follow a fetch with no gap).
-    #[arg(long, value_name = "early-g|late-g", value_parser = parse_cpu)]
+    #[arg(long, value_name = "early-g|late-g", value_parser = parse::<CpuRevision>)]
     pub cpu: Option<CpuRevision>,
     /// The 2C02 PPU: `g` (RP2C02G, the default) or `pre-g` (letterless to RP2C02E: `$2004`
     /// and palette RAM do not read back).
-    #[arg(long, value_name = "g|pre-g", value_parser = parse_ppu)]
+    #[arg(long, value_name = "g|pre-g", value_parser = parse::<PpuRevision>)]
     pub ppu: Option<PpuRevision>,
     /// The controller ports: `front-loader` (NES-001, the default), `top-loader` (NES-101)
     /// or `famicom` (RF Famicom: every read cycle clocks the pad).
-    #[arg(long, value_name = "front-loader|top-loader|famicom", value_parser = parse_ports)]
+    #[arg(long, value_name = "front-loader|top-loader|famicom", value_parser = parse::<ControllerPorts>)]
     pub ports: Option<ControllerPorts>,
     /// The MMC3's revision on MMC3 boards: `a` (MMC3A) or `b` (MMC3B/C). Default: what the
     /// header says (NES 2.0 submapper 4 is an MMC3A), else `b`.
-    #[arg(long, value_name = "a|b", value_parser = parse_mmc3)]
+    #[arg(long, value_name = "a|b", value_parser = parse::<Mmc3Revision>)]
     pub mmc3: Option<Mmc3Revision>,
 }
 
@@ -48,25 +51,24 @@ impl HardwareArgs {
 }
 
 impl HardwareChoice {
-    /// Before power-on: the board's revision, when one was asked for.
-    pub fn prepare(&self, cart: &mut Cartridge) {
+    /// Powers this console on with `cart` (the board's revision first, when one was asked
+    /// for; then the console's chips).
+    pub fn power_on(&self, mut cart: Cartridge, power_on: PowerOn) -> Nes {
         if let Some(revision) = self.mmc3 {
             cart.set_mmc3_revision(revision);
         }
-    }
-
-    /// After power-on: the console's chips.
-    pub fn apply(&self, nes: &mut Nes) {
+        let mut nes = Nes::with_power_on(cart, power_on);
         nes.set_hardware(self.hardware);
+        nes
     }
 
     /// The choice as `sweep.json` and the sweep workers carry it.
     pub fn record(&self) -> HardwareRecord {
         HardwareRecord {
-            cpu: self.hardware.cpu.name().to_string(),
-            ppu: nes::ppu_revision_name(self.hardware.ppu).to_string(),
-            ports: self.hardware.ports.name().to_string(),
-            mmc3: self.mmc3.map(|revision| mmc3_name(revision).to_string()),
+            cpu: variant_name(self.hardware.cpu).to_string(),
+            ppu: variant_name(self.hardware.ppu).to_string(),
+            ports: variant_name(self.hardware.ports).to_string(),
+            mmc3: self.mmc3.map(|revision| variant_name(revision).to_string()),
         }
     }
 }
@@ -91,42 +93,18 @@ impl HardwareRecord {
     pub fn choice(&self) -> Result<HardwareChoice, String> {
         Ok(HardwareChoice {
             hardware: Hardware {
-                cpu: parse_cpu(&self.cpu)?,
-                ppu: parse_ppu(&self.ppu)?,
-                ports: parse_ports(&self.ports)?,
+                cpu: parse(&self.cpu)?,
+                ppu: parse(&self.ppu)?,
+                ports: parse(&self.ports)?,
             },
-            mmc3: self.mmc3.as_deref().map(parse_mmc3).transpose()?,
+            mmc3: self.mmc3.as_deref().map(parse).transpose()?,
         })
     }
 }
 
-pub fn parse_cpu(text: &str) -> Result<CpuRevision, String> {
-    text.parse().map_err(|e: nes::UnknownVariant| e.to_string())
-}
-
-pub fn parse_ppu(text: &str) -> Result<PpuRevision, String> {
-    nes::parse_ppu_revision(text).map_err(|e| e.to_string())
-}
-
-pub fn parse_ports(text: &str) -> Result<ControllerPorts, String> {
-    text.parse().map_err(|e: nes::UnknownVariant| e.to_string())
-}
-
-pub fn parse_mmc3(text: &str) -> Result<Mmc3Revision, String> {
-    match text.to_ascii_lowercase().as_str() {
-        "a" => Ok(Mmc3Revision::A),
-        "b" => Ok(Mmc3Revision::B),
-        _ => Err(format!(
-            "unknown MMC3 revision `{text}` (expected one of: a b)"
-        )),
-    }
-}
-
-pub fn mmc3_name(revision: Mmc3Revision) -> &'static str {
-    match revision {
-        Mmc3Revision::A => "a",
-        Mmc3Revision::B => "b",
-    }
+/// Parses a setting's variant name, for clap and the manifest (see `nes::VariantNames`).
+pub fn parse<T: VariantNames>(text: &str) -> Result<T, String> {
+    nes::parse_variant(text).map_err(|error| error.to_string())
 }
 
 #[cfg(test)]
@@ -161,7 +139,7 @@ mod tests {
                     .to_string()
             )
         );
-        assert!(parse_mmc3("c")
+        assert!(parse::<Mmc3Revision>("c")
             .unwrap_err()
             .contains("expected one of: a b"));
     }

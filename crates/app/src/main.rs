@@ -109,11 +109,8 @@ fn load_with_image(
 ) -> Result<(Nes, Vec<u8>), String> {
     let bytes =
         nes_app::limits::read_limited(rom, &nes_app::limits::ROM).map_err(|e| e.to_string())?;
-    let mut cart =
-        nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
-    hardware.prepare(&mut cart);
-    let mut nes = Nes::with_power_on(cart, power_on);
-    hardware.apply(&mut nes);
+    let cart = nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+    let nes = hardware.power_on(cart, power_on);
     if let Some(title) = nes.rom_info().known_title {
         eprintln!("Recognised cartridge: {title}");
     }

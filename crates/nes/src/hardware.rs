@@ -7,9 +7,10 @@
 //! follow a fetch without a gap); the part numbers are mapped to them here.
 
 use std::fmt;
-use std::str::FromStr;
 
 pub use nes_ppu::PpuRevision;
+
+use nes_cartridge::Mmc3Revision;
 
 /// The 2A03 CPU by production run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -89,88 +90,80 @@ impl Hardware {
 pub struct UnknownVariant {
     pub what: &'static str,
     pub given: String,
-    pub expected: &'static str,
+    pub expected: String,
 }
 
-/// Each variant's name as options and manifests spell it, one place for parsing and display.
-macro_rules! variant_names {
-    ($type:ty, $what:literal, $($variant:path => $name:literal),+ $(,)?) => {
-        impl $type {
-            /// Every accepted name, for help texts.
-            pub const NAMES: &'static str = concat!($($name, " "),+);
-
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($variant => $name),+
-                }
-            }
-        }
-
-        impl FromStr for $type {
-            type Err = UnknownVariant;
-
-            fn from_str(text: &str) -> Result<Self, UnknownVariant> {
-                match text.to_ascii_lowercase().as_str() {
-                    $($name => Ok($variant),)+
-                    _ => Err(UnknownVariant {
-                        what: $what,
-                        given: text.to_string(),
-                        expected: <$type>::NAMES.trim_end(),
-                    }),
-                }
-            }
-        }
-
-        impl fmt::Display for $type {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-    };
+/// A console setting whose variants options and manifests name: one table per setting, from
+/// which both parsing and display come.
+pub trait VariantNames: Copy + PartialEq + 'static {
+    /// What the setting is, for error messages.
+    const WHAT: &'static str;
+    /// Every variant with its name.
+    const NAMES: &'static [(Self, &'static str)];
 }
 
-variant_names!(CpuRevision, "CPU revision",
-    CpuRevision::EarlyG => "early-g",
-    CpuRevision::LateG => "late-g",
-);
-variant_names!(ControllerPorts, "controller ports",
-    ControllerPorts::FrontLoader => "front-loader",
-    ControllerPorts::TopLoader => "top-loader",
-    ControllerPorts::Famicom => "famicom",
-);
-
-/// `PpuRevision` is the PPU crate's; its names are given here with the others.
-pub fn ppu_revision_name(revision: PpuRevision) -> &'static str {
-    match revision {
-        PpuRevision::G => "g",
-        PpuRevision::PreG => "pre-g",
-    }
+impl VariantNames for CpuRevision {
+    const WHAT: &'static str = "CPU revision";
+    const NAMES: &'static [(Self, &'static str)] = &[
+        (CpuRevision::EarlyG, "early-g"),
+        (CpuRevision::LateG, "late-g"),
+    ];
 }
 
-/// Parses a PPU revision name (`g`, `pre-g`).
-pub fn parse_ppu_revision(text: &str) -> Result<PpuRevision, UnknownVariant> {
-    match text.to_ascii_lowercase().as_str() {
-        "g" => Ok(PpuRevision::G),
-        "pre-g" => Ok(PpuRevision::PreG),
-        _ => Err(UnknownVariant {
-            what: "PPU revision",
+impl VariantNames for PpuRevision {
+    const WHAT: &'static str = "PPU revision";
+    const NAMES: &'static [(Self, &'static str)] =
+        &[(PpuRevision::G, "g"), (PpuRevision::PreG, "pre-g")];
+}
+
+impl VariantNames for ControllerPorts {
+    const WHAT: &'static str = "controller ports";
+    const NAMES: &'static [(Self, &'static str)] = &[
+        (ControllerPorts::FrontLoader, "front-loader"),
+        (ControllerPorts::TopLoader, "top-loader"),
+        (ControllerPorts::Famicom, "famicom"),
+    ];
+}
+
+impl VariantNames for Mmc3Revision {
+    const WHAT: &'static str = "MMC3 revision";
+    const NAMES: &'static [(Self, &'static str)] =
+        &[(Mmc3Revision::A, "a"), (Mmc3Revision::B, "b")];
+}
+
+/// The name of `value` as options and manifests spell it.
+pub fn variant_name<T: VariantNames>(value: T) -> &'static str {
+    T::NAMES
+        .iter()
+        .find(|(variant, _)| *variant == value)
+        .map_or("?", |(_, name)| name)
+}
+
+/// The variant `text` names (any letter case).
+pub fn parse_variant<T: VariantNames>(text: &str) -> Result<T, UnknownVariant> {
+    T::NAMES
+        .iter()
+        .find(|(_, name)| name.eq_ignore_ascii_case(text))
+        .map(|(variant, _)| *variant)
+        .ok_or_else(|| UnknownVariant {
+            what: T::WHAT,
             given: text.to_string(),
-            expected: PPU_REVISION_NAMES,
-        }),
-    }
+            expected: T::NAMES
+                .iter()
+                .map(|(_, name)| *name)
+                .collect::<Vec<_>>()
+                .join(" "),
+        })
 }
-
-/// Every accepted PPU revision name, for help texts.
-pub const PPU_REVISION_NAMES: &str = "g pre-g";
 
 impl fmt::Display for Hardware {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "CPU {}, PPU {}, ports {}",
-            self.cpu,
-            ppu_revision_name(self.ppu),
-            self.ports
+            variant_name(self.cpu),
+            variant_name(self.ppu),
+            variant_name(self.ports)
         )
     }
 }
@@ -181,25 +174,22 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_accepted_ones() {
-        for cpu in [CpuRevision::EarlyG, CpuRevision::LateG] {
-            assert_eq!(cpu.name().parse::<CpuRevision>(), Ok(cpu));
+        fn round_trip<T: VariantNames + std::fmt::Debug>() {
+            for &(variant, name) in T::NAMES {
+                assert_eq!(variant_name(variant), name);
+                assert_eq!(parse_variant::<T>(name), Ok(variant));
+            }
         }
-        for ports in [
-            ControllerPorts::FrontLoader,
-            ControllerPorts::TopLoader,
-            ControllerPorts::Famicom,
-        ] {
-            assert_eq!(ports.name().parse::<ControllerPorts>(), Ok(ports));
-        }
-        for ppu in [PpuRevision::G, PpuRevision::PreG] {
-            assert_eq!(parse_ppu_revision(ppu_revision_name(ppu)), Ok(ppu));
-        }
-        let error = "famicon".parse::<ControllerPorts>().unwrap_err();
+        round_trip::<CpuRevision>();
+        round_trip::<PpuRevision>();
+        round_trip::<ControllerPorts>();
+        round_trip::<Mmc3Revision>();
+        let error = parse_variant::<ControllerPorts>("famicon").unwrap_err();
         assert_eq!(
             error.to_string(),
             "unknown controller ports `famicon` (expected one of: front-loader top-loader famicom)"
         );
-        assert_eq!("LATE-G".parse::<CpuRevision>(), Ok(CpuRevision::LateG));
+        assert_eq!(parse_variant("LATE-G"), Ok(CpuRevision::LateG));
     }
 
     #[test]

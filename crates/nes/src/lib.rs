@@ -18,8 +18,8 @@ use bus::SystemBus;
 use nes_cpu::{Cpu, Status};
 
 pub use hardware::{
-    parse_ppu_revision, ppu_revision_name, ControllerPorts, CpuRevision, Hardware, PpuRevision,
-    UnknownVariant, PPU_REVISION_NAMES,
+    parse_variant, variant_name, ControllerPorts, CpuRevision, Hardware, PpuRevision,
+    UnknownVariant, VariantNames,
 };
 pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};

@@ -49,11 +49,8 @@ impl Game {
     ) -> Result<Game, String> {
         let rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_owned());
         let bytes = limits::read_limited(&rom, &limits::ROM).map_err(|e| e.to_string())?;
-        let mut cart =
-            Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
-        options.hardware.prepare(&mut cart);
-        let mut nes = Nes::with_power_on(cart, options.power_on);
-        options.hardware.apply(&mut nes);
+        let cart = Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+        let mut nes = options.hardware.power_on(cart, options.power_on);
         if let Some(title) = nes.rom_info().known_title {
             notes.push(format!("Recognised cartridge: {title}"));
         }

@@ -108,12 +108,7 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
         }
     };
     let mut nes = match Cartridge::from_ines(&bytes) {
-        Ok(mut cart) => {
-            hardware.prepare(&mut cart);
-            let mut nes = Nes::with_power_on(cart, settings.power_on.into());
-            hardware.apply(&mut nes);
-            nes
-        }
+        Ok(cart) => hardware.power_on(cart, settings.power_on.into()),
         Err(error) => {
             // The header was read: say which board is missing.
             if let CartridgeError::UnsupportedMapper { mapper, submapper } = error {

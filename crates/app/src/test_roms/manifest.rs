@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::TestRomError;
-use crate::hardware::{
-    mmc3_name, parse_cpu, parse_mmc3, parse_ports, parse_ppu, HardwareArgs, HardwareChoice,
-};
+use crate::hardware::{parse, HardwareArgs, HardwareChoice};
+use nes::{variant_name, VariantNames};
 
 /// The whole manifest: one [`RomEntry`] per `[[rom]]` table, in file order.
 #[derive(Debug, Clone, Deserialize)]
@@ -55,21 +54,17 @@ pub struct RomEntry {
 impl RomEntry {
     /// The console this entry asks for (its `cpu`, `ppu`, `ports` and `mmc3_revision` keys).
     pub fn hardware(&self) -> Result<HardwareChoice, String> {
-        fn key<T>(
-            name: &str,
-            value: &Option<String>,
-            parse: fn(&str) -> Result<T, String>,
-        ) -> Result<Option<T>, String> {
+        fn key<T: VariantNames>(name: &str, value: &Option<String>) -> Result<Option<T>, String> {
             value
                 .as_deref()
                 .map(|text| parse(text).map_err(|error| format!("manifest key `{name}`: {error}")))
                 .transpose()
         }
         let args = HardwareArgs {
-            cpu: key("cpu", &self.cpu, parse_cpu)?,
-            ppu: key("ppu", &self.ppu, parse_ppu)?,
-            ports: key("ports", &self.ports, parse_ports)?,
-            mmc3: key("mmc3_revision", &self.mmc3_revision, parse_mmc3)?,
+            cpu: key("cpu", &self.cpu)?,
+            ppu: key("ppu", &self.ppu)?,
+            ports: key("ports", &self.ports)?,
+            mmc3: key("mmc3_revision", &self.mmc3_revision)?,
         };
         Ok(args.resolve())
     }
@@ -77,18 +72,15 @@ impl RomEntry {
     /// Runs this entry on `choice` instead (`nes test-roms --cpu ...`): each option given
     /// replaces the entry's key.
     pub fn override_hardware(&mut self, choice: &HardwareArgs) {
-        if let Some(cpu) = choice.cpu {
-            self.cpu = Some(cpu.name().to_string());
+        fn replace<T: VariantNames>(key: &mut Option<String>, choice: Option<T>) {
+            if let Some(value) = choice {
+                *key = Some(variant_name(value).to_string());
+            }
         }
-        if let Some(ppu) = choice.ppu {
-            self.ppu = Some(nes::ppu_revision_name(ppu).to_string());
-        }
-        if let Some(ports) = choice.ports {
-            self.ports = Some(ports.name().to_string());
-        }
-        if let Some(mmc3) = choice.mmc3 {
-            self.mmc3_revision = Some(mmc3_name(mmc3).to_string());
-        }
+        replace(&mut self.cpu, choice.cpu);
+        replace(&mut self.ppu, choice.ppu);
+        replace(&mut self.ports, choice.ports);
+        replace(&mut self.mmc3_revision, choice.mmc3);
     }
 
     /// The trial name used by the workspace suite: `group::path-without-group-and-extension`,

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use nes::Cartridge;
+
+use crate::hardware::HardwareChoice;
 use serde::Serialize;
 
 use super::accuracycoin::{run_accuracycoin, AccuracyCoinTestResult};
@@ -103,19 +105,17 @@ pub fn run_protocol<M: Machine>(
 /// (Catching the panic needs panic = "unwind", which the release profile keeps for this and
 /// for the Lua host: see the workspace Cargo.toml and the test below that checks it.)
 pub fn run_entry(entry: &RomEntry, root: &Path) -> RomOutcome {
-    let hardware = entry.hardware().unwrap_or_default();
-    run_entry_on(entry, root, &|cart| {
-        let mut nes = nes::Nes::new(cart);
-        hardware.apply(&mut nes);
-        nes
+    run_entry_on(entry, root, &|cart, hardware| {
+        hardware.power_on(cart, nes::PowerOn::HARDWARE)
     })
 }
 
-/// [`run_entry`] on the machine `power_on` makes of the cartridge (tests inject fakes).
+/// [`run_entry`] on the machine `power_on` makes of the cartridge and the entry's console
+/// (tests inject fakes).
 fn run_entry_on<M: Machine>(
     entry: &RomEntry,
     root: &Path,
-    power_on: &dyn Fn(Cartridge) -> M,
+    power_on: &dyn Fn(Cartridge, &HardwareChoice) -> M,
 ) -> RomOutcome {
     let assets = match load_assets(entry, root) {
         Ok(assets) => assets,
@@ -131,10 +131,7 @@ fn run_entry_on<M: Machine>(
         Err(detail) => return RomOutcome::failed(entry, detail),
     };
     let run = catch_unwind(AssertUnwindSafe(|| match Cartridge::from_ines(&bytes) {
-        Ok(mut cart) => {
-            hardware.prepare(&mut cart);
-            run_protocol(&mut power_on(cart), entry, &assets)
-        }
+        Ok(cart) => run_protocol(&mut power_on(cart, &hardware), entry, &assets),
         Err(error) => RomOutcome::failed(entry, format!("load error: {error}")),
     }));
     run.unwrap_or_else(|payload| {
@@ -395,7 +392,7 @@ skipped_value = 0xFF
         let root = dir.path();
         for jobs in [1, 3] {
             let outcomes = run_entries_with(&entries, jobs, &|_, _| {}, &|entry| {
-                run_entry_on(entry, root, &|cart| machine_for(&cart))
+                run_entry_on(entry, root, &|cart, _| machine_for(&cart))
             });
             let verdicts: Vec<(&str, bool, &str)> = outcomes
                 .iter()
