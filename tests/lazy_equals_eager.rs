@@ -1,7 +1,8 @@
 //! The lazy PPU catch-up is equal to stepping the PPU every CPU cycle.
 //!
 //! The console runs the PPU only where the CPU side can observe it (register accesses,
-//! cartridge accesses, controller reads, NMI and IRQ events, frame ends: see `SystemBus`).
+//! cartridge accesses, controller reads, NMI and IRQ events, frame ends: see the `nes`
+//! crate's `ppu_scheduler.rs`).
 //! `Nes::set_eager_ppu(true)` catches it up on every CPU cycle instead. Each trial powers both
 //! on with one ROM, drives them in lockstep with the same input, and compares the picture,
 //! CPU RAM and audio of every frame (and RAM and registers after every single instruction a

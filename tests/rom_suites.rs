@@ -1,6 +1,6 @@
 //! The public test-ROM suites: one trial per entry of `shared/test-roms/MANIFEST.toml`, named
 //! `group::path` (e.g. `cpu::instr_test-v5/rom_singles/01-basics`), judged by the same runner as
-//! `nes test-roms`.
+//! `nes test-roms`; then one per entry of `MANIFEST-pal.toml` (group `pal`, run as PAL consoles).
 //!
 //! ROMs listed in `tests/known_failures.toml` become ignored trials. Run them with
 //! `cargo test --test rom_suites -- --ignored`; any that pass are listed at the end so the list
@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use libtest_mimic::{Arguments, Failed, Trial};
 use nes::{ControllerPorts, CpuRevision, PpuRevision};
 use nes_app::hardware::HardwareArgs;
-use nes_app::test_roms::{load_known_failures, run_entry, KnownFailures, Protocol, RomEntry};
+use nes_app::test_roms::{
+    load_known_failures, load_manifest, manifest_root, run_entry, KnownFailures, Protocol, RomEntry,
+};
 use nes_workspace_tests::suite_manifest;
 
 fn known_failures_path() -> PathBuf {
@@ -91,6 +93,7 @@ fn main() -> ExitCode {
         })
         .collect();
     trials.extend(accuracycoin_on_other_consoles(&manifest.roms, &root));
+    trials.extend(pal_manifest_trials(&root));
 
     let conclusion = libtest_mimic::run(&args, trials);
 
@@ -109,6 +112,40 @@ fn main() -> ExitCode {
         }
     }
     conclusion.exit_code()
+}
+
+/// The PAL suite, `MANIFEST-pal.toml` beside the main manifest (group `pal`, each entry on
+/// the region its `region` key names). Missing, it is one failing trial under CI (the
+/// shared folder is incomplete) and a loud skip elsewhere.
+fn pal_manifest_trials(root: &Path) -> Vec<Trial> {
+    let path = root.join("MANIFEST-pal.toml");
+    if !path.is_file() {
+        if std::env::var_os("CI").is_some() {
+            let message = format!("{} is missing", path.display());
+            return vec![Trial::test("pal::manifest", move || Err(message.into()))];
+        }
+        eprintln!(
+            "rom_suites: {} missing: the PAL suite is skipped",
+            path.display()
+        );
+        return Vec::new();
+    }
+    let manifest = match load_manifest(&path) {
+        Ok(manifest) => manifest,
+        Err(error) => {
+            let message = format!("{}: {error}", path.display());
+            return vec![Trial::test("pal::manifest", move || Err(message.into()))];
+        }
+    };
+    let pal_root = manifest_root(&path);
+    manifest
+        .roms
+        .into_iter()
+        .map(|entry| {
+            let root = pal_root.clone();
+            Trial::test(entry.test_name(), move || judge(&entry, &root))
+        })
+        .collect()
 }
 
 /// AccuracyCoin on each other console it tells apart: each must pass with that console's

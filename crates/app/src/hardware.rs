@@ -1,16 +1,22 @@
-//! `--cpu`, `--ppu`, `--ports` and `--mmc3`, shared by `nes run`, `nes play` and `nes sweep`,
-//! and the manifest keys of the same names: which console is emulated (see `nes::Hardware`).
+//! `--region`, `--cpu`, `--ppu`, `--ports` and `--mmc3`, shared by `nes run`, `nes play` and
+//! `nes sweep`, and the manifest keys of the same names: which console is emulated (see
+//! `nes::Region` and `nes::Hardware`). The region defaults to the one the ROM's header names.
 //! The default is the reference console, an NTSC front-loader NES-001 with an early RP2A03G
 //! and an RP2C02G; MMC3 boards follow their header (NES 2.0 submapper 4 is an MMC3A).
 
 use nes::{
-    variant_name, Cartridge, ControllerPorts, CpuRevision, Hardware, Mmc3Revision, Nes, PowerOn,
-    PpuRevision, VariantNames,
+    variant_name, Cartridge, ClockAlignment, ControllerPorts, CpuRevision, Hardware, Mmc3Revision,
+    Nes, PowerOn, PpuRevision, Region, VariantNames,
 };
 
 /// Which console to emulate.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HardwareArgs {
+    /// The console's region: `ntsc`, `pal` (PAL NES: 2A07 and 2C07, 50 Hz) or `dendy`
+    /// (UA6527P/UA6538 famiclone). Default: what the ROM's header says (NES 2.0 timing field
+    /// or the iNES TV-system bit), else NTSC.
+    #[arg(long, value_name = "ntsc|pal|dendy", value_parser = parse::<Region>)]
+    pub region: Option<Region>,
     /// The 2A03 CPU: `early-g` (RP2A03G made before mid-1990, the reference console's) or
     /// `late-g` (late RP2A03G and RP2A03H: a DMC reload can follow a fetch with no gap).
     #[arg(long, value_name = "early-g|late-g", value_parser = parse::<CpuRevision>)]
@@ -32,6 +38,8 @@ pub struct HardwareArgs {
 /// A resolved console choice: the hardware, and the MMC3 revision when one was asked for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HardwareChoice {
+    /// `None`: the ROM header's.
+    pub region: Option<Region>,
     pub hardware: Hardware,
     pub mmc3: Option<Mmc3Revision>,
 }
@@ -40,6 +48,7 @@ impl HardwareArgs {
     pub fn resolve(&self) -> HardwareChoice {
         let reference = Hardware::default();
         HardwareChoice {
+            region: self.region,
             hardware: Hardware {
                 cpu: self.cpu.unwrap_or(reference.cpu),
                 ppu: self.ppu.unwrap_or(reference.ppu),
@@ -58,6 +67,11 @@ impl HardwareChoice {
             cart.set_mmc3_revision(revision);
         }
         let mut nes = Nes::with_power_on(cart, power_on);
+        if let Some(region) = self.region {
+            if region != nes.region() {
+                nes.set_region(region, ClockAlignment::default());
+            }
+        }
         nes.set_hardware(self.hardware);
         nes
     }
@@ -65,6 +79,7 @@ impl HardwareChoice {
     /// The choice as `sweep.json` and the sweep workers carry it.
     pub fn record(&self) -> HardwareRecord {
         HardwareRecord {
+            region: self.region.map(|region| variant_name(region).to_string()),
             cpu: variant_name(self.hardware.cpu).to_string(),
             ppu: variant_name(self.hardware.ppu).to_string(),
             ports: variant_name(self.hardware.ports).to_string(),
@@ -76,6 +91,8 @@ impl HardwareChoice {
 /// [`HardwareChoice`] by name, as `sweep.json` records it and sweep workers receive it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HardwareRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     pub cpu: String,
     pub ppu: String,
     pub ports: String,
@@ -92,6 +109,7 @@ impl Default for HardwareRecord {
 impl HardwareRecord {
     pub fn choice(&self) -> Result<HardwareChoice, String> {
         Ok(HardwareChoice {
+            region: self.region.as_deref().map(parse).transpose()?,
             hardware: Hardware {
                 cpu: parse(&self.cpu)?,
                 ppu: parse(&self.ppu)?,
@@ -121,6 +139,7 @@ mod tests {
     #[test]
     fn records_round_trip_and_bad_names_are_refused() {
         let choice = HardwareChoice {
+            region: Some(Region::Pal),
             hardware: Hardware {
                 cpu: CpuRevision::LateG,
                 ppu: PpuRevision::PreG,

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use md5::Md5;
 use nes::fm2::{Commands, Movie, MovieFrame, MovieHeader};
 use nes::input_schedule::{InputSchedule, ScheduledPress};
-use nes::{Buttons, Nes, Palette, PowerOn, PowerOnRam, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Buttons, Nes, Palette, PowerOn, PowerOnRam, Region, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::battery::{BatterySave, LoadOutcome};
 use nes_app::capture::{self, FrameList};
 use nes_app::hardware::HardwareArgs;
@@ -329,7 +329,14 @@ pub(crate) fn run(
         },
         None => configured,
     };
-    let (mut nes, image) = load_with_image(rom, first_power_on, &state.hardware.resolve())?;
+    let mut hardware = state.hardware.resolve();
+    // A PAL movie (FM2 `palFlag 1`) plays on a PAL console unless `--region` says otherwise.
+    if let (None, Some(movie)) = (hardware.region, source.movie()) {
+        if movie.header.pal {
+            hardware.region = Some(Region::Pal);
+        }
+    }
+    let (mut nes, image) = load_with_image(rom, first_power_on, &hardware)?;
     // Power commands after the start fill RAM as configured (as FCEUX's do).
     nes.set_power_on_ram(configured.ram);
     let md5 = rom_md5(&nes, &image);
@@ -599,7 +606,8 @@ pub(crate) fn run(
             InputSource::Movie(_) => "a movie",
             InputSource::Schedule(_) => "scripted input",
         };
-        let movie = recorded_movie(rom, md5, origin, first_power_on.ram, recorded);
+        let pal = nes.region() == Region::Pal;
+        let movie = recorded_movie(rom, md5, origin, first_power_on.ram, pal, recorded);
         output::write_atomically(path, movie.to_fm2().as_bytes()).map_err(|e| e.to_string())?;
         nes_app::outln!(
             "recorded: {} ({} frames)",
@@ -660,9 +668,12 @@ fn recorded_movie(
     md5: [u8; 16],
     origin: &str,
     power_on_ram: PowerOnRam,
+    pal: bool,
     frames: Vec<MovieFrame>,
 ) -> Movie {
     let mut header = MovieHeader::new();
+    // FCEUX's FM2 knows PAL and NTSC timing; a Dendy recording says NTSC.
+    header.pal = pal;
     header.emu_version = emu_version();
     header.rerecord_count = 0;
     header.rom_filename = rom

@@ -4,13 +4,9 @@
 //! unit serves by halting the CPU and reading the byte, then hands it back (`dma_complete`).
 
 use crate::channel_state::{table_index, DmcState};
+use crate::model::{same_index, ApuModel};
 use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
-
-/// NTSC rates in CPU cycles (the timer counts half as many APU cycles).
-const DMC_RATES: [u16; 16] = [
-    428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
-];
 
 #[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Dmc {
@@ -18,6 +14,9 @@ pub(crate) struct Dmc {
     looping: bool,
     /// Timer period in CPU cycles; the timer is scheduled by the Apu.
     rate: u16,
+    /// Whose rate table `$4010` selects from (a setting, not state).
+    #[borsh(skip)]
+    model: ApuModel,
     /// 7-bit output level (the DAC input).
     output_level: u8,
     /// The last $4011 value (7 bits), for debuggers: FCEUX's Lua `sound.get` reports it as
@@ -62,11 +61,25 @@ pub(crate) struct Dmc {
 }
 
 impl Dmc {
+    /// Selects rates from `model`'s table from now on; the current rate keeps its `$4010`
+    /// index.
+    pub(crate) fn set_model(&mut self, model: ApuModel) {
+        self.rate = same_index(self.model.dmc_rates(), model.dmc_rates(), self.rate);
+        self.model = model;
+    }
+
+    /// Sets the model of a channel decoded from a save state, whose rate is already the
+    /// model's.
+    pub(crate) fn set_decoded_model(&mut self, model: ApuModel) {
+        self.model = model;
+    }
+
     pub(crate) fn new() -> Dmc {
         Dmc {
             irq_enabled: false,
             looping: false,
-            rate: DMC_RATES[0],
+            rate: ApuModel::default().dmc_rates()[0],
+            model: ApuModel::default(),
             output_level: 0,
             last_direct_load: 0,
             sample_start: 0xC000,
@@ -96,7 +109,7 @@ impl Dmc {
                     self.irq_flag = false;
                 }
                 self.looping = value & 0x40 != 0;
-                self.rate = DMC_RATES[usize::from(value & 0x0F)];
+                self.rate = self.model.dmc_rates()[usize::from(value & 0x0F)];
             }
             1 => {
                 self.output_level = value & 0x7F;
@@ -127,9 +140,10 @@ impl Dmc {
     /// 1-8 (it is decremented before its test for 0), and the DMA request flag the AND of
     /// its inputs.
     pub(crate) fn validate_state(&self) -> Result<(), String> {
-        if !DMC_RATES.contains(&self.rate) {
+        let rates = self.model.dmc_rates();
+        if !rates.contains(&self.rate) {
             return Err(format!(
-                "APU DMC rate {} is not one of the channel's rates {DMC_RATES:?}",
+                "APU DMC rate {} is not one of the channel's rates {rates:?}",
                 self.rate
             ));
         }
@@ -352,7 +366,7 @@ impl Dmc {
 
     pub(crate) fn state(&self) -> DmcState {
         DmcState {
-            rate_index: table_index(&DMC_RATES, self.rate),
+            rate_index: table_index(self.model.dmc_rates(), self.rate),
             rate: self.rate,
             looping: self.looping,
             sample_address: self.sample_start,

@@ -4,25 +4,14 @@
 //! Counts are in CPU cycles (ticks) since the sequencer was last reset by a $4017 write. The
 //! state keeps absolute tick numbers of the next events so the Apu only calls `tick` on the
 //! ticks where something happens (`next_event`).
-//! 4-step mode: quarter frame at 7457, quarter+half at 14913, quarter at 22371, the IRQ flag is
-//! set at 29828, 29829 and 29830, with quarter+half at 29829; the count restarts after 29830.
-//! 5-step mode: 7457, 14913, 22371, (nothing at 29829), quarter+half at 37281; restarts after
-//! 37282.
+//! 4-step mode (NTSC; PAL's counts are in `model.rs`): quarter frame at 7457, quarter+half at
+//! 14913, quarter at 22371, the IRQ flag is set at 29828, 29829 and 29830, with quarter+half at
+//! 29829; the count restarts after 29830. 5-step mode: 7457, 14913, 22371, (nothing at 29829),
+//! quarter+half at 37281; restarts after 37282.
 
+use crate::model::{ApuModel, FrameSteps};
 use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
-
-/// Ticks from a step to the next one, per mode (index = step number, 0..=5).
-/// Cumulative: 4-step 7457, 14913, 22371, 29828, 29829, 29830; 5-step 7457, 14913, 22371,
-/// 29829, 37281, 37282. After the last step the count restarts from 0, so the next step 0
-/// is 7457 ticks later.
-const STEP_LENGTHS: [[u32; 6]; 2] = [
-    [7456, 7458, 7457, 1, 1, 7457],
-    [7456, 7458, 7458, 7452, 1, 7457],
-];
-
-/// Ticks from the sequencer reset to step 0.
-const FIRST_STEP: u32 = 7457;
 
 /// What a step of each mode clocks.
 const STEP_CLOCKS: [[FrameClocks; 6]; 2] = [
@@ -82,27 +71,54 @@ pub(crate) struct FrameCounter {
     /// write with bit 7 landing next to a step does not clock the units twice): clocks are
     /// allowed from this tick on.
     clocks_allowed_from: u64,
+    /// The model's step lengths (a setting, not state).
+    #[borsh(skip)]
+    model: ApuModel,
 }
 
 impl FrameCounter {
+    fn steps(&self) -> &'static FrameSteps {
+        self.model.frame_steps()
+    }
+
+    pub(crate) fn model(&self) -> ApuModel {
+        self.model
+    }
+
+    /// Uses `model`'s step lengths from the next step on.
+    pub(crate) fn set_model(&mut self, model: ApuModel) {
+        self.model = model;
+    }
+
     /// Power-on: as if $4017 = $00 had taken effect on tick `applied_tick` (may be before
     /// tick 0, hence signed).
     pub(crate) fn new(applied_tick: i64) -> FrameCounter {
         FrameCounter {
             five_step: false,
             step: 0,
-            next_step_tick: Self::first_step_tick(applied_tick),
+            next_step_tick: Self::first_step_tick(applied_tick, ApuModel::default()),
             irq_inhibit: false,
             irq_flag: false,
             last_write: 0,
             pending_write: None,
             apply_tick: u64::MAX,
             clocks_allowed_from: 0,
+            model: ApuModel::default(),
         }
     }
 
-    fn first_step_tick(applied_tick: i64) -> u64 {
-        u64::try_from(applied_tick.saturating_add(i64::from(FIRST_STEP))).unwrap_or(0)
+    fn first_step_tick(applied_tick: i64, model: ApuModel) -> u64 {
+        let first = model.frame_steps().first;
+        u64::try_from(applied_tick.saturating_add(i64::from(first))).unwrap_or(0)
+    }
+
+    /// A power-on counter of `model` (see `new`).
+    pub(crate) fn new_for(applied_tick: i64, model: ApuModel) -> FrameCounter {
+        FrameCounter {
+            next_step_tick: Self::first_step_tick(applied_tick, model),
+            model,
+            ..FrameCounter::new(applied_tick)
+        }
     }
 
     /// Reset button: $4017 is re-written with its last value (the mode survives), taking
@@ -115,7 +131,7 @@ impl FrameCounter {
         self.irq_inhibit = self.last_write & 0x40 != 0;
         self.five_step = self.last_write & 0x80 != 0;
         self.step = 0;
-        self.next_step_tick = Self::first_step_tick(applied_tick);
+        self.next_step_tick = Self::first_step_tick(applied_tick, self.model);
         if self.five_step {
             FrameClocks::HALF
         } else {
@@ -141,15 +157,17 @@ impl FrameCounter {
     /// step's length away, a pending $4017 write lands within `max_write_delay` ticks and
     /// only then has a landing tick, and the clock suppression lasts at most its two ticks.
     pub(crate) fn validate_state(&self, now: u64, max_write_delay: u8) -> Result<(), String> {
-        let last_step = STEP_LENGTHS[0].len() - 1;
+        let steps = self.steps();
+        let last_step = steps.lengths[0].len() - 1;
         check_range("APU frame counter step", self.step, 0..=last_step)?;
-        let longest_step = STEP_LENGTHS
+        let longest_step = steps
+            .lengths
             .iter()
             .flatten()
             .copied()
-            .chain([FIRST_STEP])
+            .chain([steps.first])
             .max()
-            .unwrap_or(FIRST_STEP);
+            .unwrap_or(steps.first);
         check_range(
             "APU frame counter next step tick",
             self.next_step_tick,
@@ -208,7 +226,7 @@ impl FrameCounter {
                 self.clocks_allowed_from = tick + 2;
             }
             self.step = if step >= 5 { 0 } else { step + 1 };
-            self.next_step_tick = tick + u64::from(STEP_LENGTHS[mode][step]);
+            self.next_step_tick = tick + u64::from(self.steps().lengths[mode][step]);
         }
         if let Some(value) = self.pending_write {
             if tick >= self.apply_tick {
@@ -216,7 +234,7 @@ impl FrameCounter {
                 self.apply_tick = u64::MAX;
                 self.five_step = value & 0x80 != 0;
                 self.step = 0;
-                self.next_step_tick = tick + u64::from(FIRST_STEP);
+                self.next_step_tick = tick + u64::from(self.steps().first);
                 // Bit 7 clocks quarter and half frame immediately, unless a step just did.
                 if self.five_step && tick >= self.clocks_allowed_from {
                     clocks = FrameClocks::HALF;

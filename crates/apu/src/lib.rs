@@ -16,6 +16,7 @@ mod envelope;
 mod frame_counter;
 mod length_counter;
 mod mixer;
+mod model;
 mod noise;
 mod pulse;
 mod resampler;
@@ -25,6 +26,7 @@ pub use channel_state::{ChannelState, DmcState, NoiseState, PulseState, Triangle
 use dmc::Dmc;
 use frame_counter::{FrameClocks, FrameCounter};
 use mixer::Mixer;
+pub use model::ApuModel;
 use noise::Noise;
 use pulse::Pulse;
 use resampler::Resampler;
@@ -624,6 +626,39 @@ impl Apu {
     /// The output rate set by [`Apu::set_sample_rate`] (0 = audio off).
     pub fn sample_rate(&self) -> u32 {
         self.resampler.sample_rate()
+    }
+
+    /// Which APU this is: its frame-sequencer steps and noise and DMC periods (a console
+    /// setting, not state). On a powered-on APU that has not run, the sequencer's first step
+    /// and the DMC timer start from the model's periods too; later, the channels keep their
+    /// period registers' indexes and the sequencer takes the new lengths from its next step.
+    pub fn set_model(&mut self, model: ApuModel) {
+        self.noise.set_model(model);
+        self.dmc.set_model(model);
+        self.frame_counter.set_model(model);
+        if self.cycle == 0 {
+            self.frame_counter = FrameCounter::new_for(Self::virtual_4017_effect_tick(0), model);
+            self.dmc_next = self.dmc.timer_period() - 2 + GET_CYCLE_PARITY;
+            self.schedule_next_event();
+        }
+    }
+
+    /// Sets the model of an APU decoded from a save state (which does not carry it), before
+    /// [`Apu::validate_state`]: its periods are already the model's, so nothing is converted.
+    pub fn set_decoded_model(&mut self, model: ApuModel) {
+        self.noise.set_decoded_model(model);
+        self.dmc.set_decoded_model(model);
+        self.frame_counter.set_model(model);
+    }
+
+    pub fn model(&self) -> ApuModel {
+        self.frame_counter.model()
+    }
+
+    /// The CPU clock in Hz, which the audio resampler converts from (NTSC's by default). The
+    /// clock already set changes nothing, so a restored state's audio continues bit for bit.
+    pub fn set_cpu_clock_hz(&mut self, hz: f64) {
+        self.resampler.set_cpu_clock_hz(hz);
     }
 
     /// Late RP2A03G / RP2A03H DMC DMA timing (`true`: no gap between DMC DMAs) or the

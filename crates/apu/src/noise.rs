@@ -4,12 +4,8 @@ use crate::channel_state::{table_index, NoiseState};
 use crate::check_range;
 use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
+use crate::model::{same_index, ApuModel};
 use borsh::{BorshDeserialize, BorshSerialize};
-
-/// NTSC periods in CPU cycles (the timer counts half as many APU cycles).
-const NOISE_PERIODS: [u16; 16] = [
-    4, 8, 16, 32, 64, 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068,
-];
 
 #[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Noise {
@@ -21,16 +17,37 @@ pub(crate) struct Noise {
     shift_register: u16,
     pub(crate) envelope: Envelope,
     pub(crate) length: LengthCounter,
+    /// Whose period table `$400E` selects from (a setting, not state).
+    #[borsh(skip)]
+    model: ApuModel,
 }
 
 impl Noise {
+    /// Selects periods from `model`'s table from now on; the current period keeps its
+    /// `$400E` index.
+    pub(crate) fn set_model(&mut self, model: ApuModel) {
+        self.period = same_index(
+            self.model.noise_periods(),
+            model.noise_periods(),
+            self.period,
+        );
+        self.model = model;
+    }
+
+    /// Sets the model of a channel decoded from a save state, whose period is already the
+    /// model's.
+    pub(crate) fn set_decoded_model(&mut self, model: ApuModel) {
+        self.model = model;
+    }
+
     pub(crate) fn new() -> Noise {
         Noise {
             short_mode: false,
-            period: NOISE_PERIODS[0],
+            period: ApuModel::default().noise_periods()[0],
             shift_register: 0,
             envelope: Envelope::default(),
             length: LengthCounter::default(),
+            model: ApuModel::default(),
         }
     }
 
@@ -43,7 +60,7 @@ impl Noise {
             1 => {}
             2 => {
                 self.short_mode = value & 0x80 != 0;
-                self.period = NOISE_PERIODS[usize::from(value & 0x0F)];
+                self.period = self.model.noise_periods()[usize::from(value & 0x0F)];
             }
             _ => {
                 self.length.load(value >> 3);
@@ -60,9 +77,10 @@ impl Noise {
 
     /// Checks the noise channel decoded from a save state (see `Apu::validate_state`).
     pub(crate) fn validate_state(&self) -> Result<(), String> {
-        if !NOISE_PERIODS.contains(&self.period) {
+        let periods = self.model.noise_periods();
+        if !periods.contains(&self.period) {
             return Err(format!(
-                "APU noise period {} is not one of the channel's periods {NOISE_PERIODS:?}",
+                "APU noise period {} is not one of the channel's periods {periods:?}",
                 self.period
             ));
         }
@@ -95,7 +113,7 @@ impl Noise {
 
     pub(crate) fn state(&self) -> NoiseState {
         NoiseState {
-            period_index: table_index(&NOISE_PERIODS, self.period),
+            period_index: table_index(self.model.noise_periods(), self.period),
             period: self.period,
             short_mode: self.short_mode,
             envelope_volume: self.envelope.volume(),

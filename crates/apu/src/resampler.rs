@@ -15,7 +15,8 @@ use std::sync::LazyLock;
 use borsh::io::{Error, ErrorKind, Read, Result as IoResult, Write};
 use borsh::{BorshDeserialize, BorshSerialize};
 
-/// NTSC CPU clock: 21.477272 MHz / 12.
+/// NTSC CPU clock: 21.477272 MHz / 12 (the default; the console sets its own, see
+/// `Apu::set_cpu_clock_hz`).
 const CPU_CLOCK_HZ: f64 = 21_477_272.0 / 12.0;
 /// Taps of the band-limited step; the output is delayed by half of this.
 const KERNEL_TAPS: usize = 32;
@@ -125,6 +126,8 @@ pub(crate) struct Resampler {
     high_pass_90: OnePole,
     high_pass_440: OnePole,
     low_pass_14k: OnePole,
+    /// The CPU clock the input is sampled at (a console setting, not state).
+    cpu_hz: f64,
 }
 
 impl fmt::Debug for Resampler {
@@ -241,6 +244,20 @@ impl Resampler {
             high_pass_90: OnePole::default(),
             high_pass_440: OnePole::default(),
             low_pass_14k: OnePole::default(),
+            cpu_hz: CPU_CLOCK_HZ,
+        }
+    }
+
+    /// The input is at `hz` CPU cycles per second from now on: only the step per cycle
+    /// changes (the sample phase and the filters run on), and nothing at all when `hz` is
+    /// the clock already set, so a restored state's audio continues bit for bit.
+    pub(crate) fn set_cpu_clock_hz(&mut self, hz: f64) {
+        if hz.to_bits() == self.cpu_hz.to_bits() || !(hz.is_finite() && hz > 0.0) {
+            return;
+        }
+        self.cpu_hz = hz;
+        if self.enabled() {
+            self.samples_per_cycle = self.samples_per_cycle_at(self.sample_rate);
         }
     }
 
@@ -267,7 +284,7 @@ impl Resampler {
             self.deltas = Vec::new();
             return;
         }
-        self.samples_per_cycle = Self::samples_per_cycle_at(hz);
+        self.samples_per_cycle = self.samples_per_cycle_at(hz);
         self.deltas = vec![0.0; (hz / BUFFER_SECONDS_DIVISOR) as usize + KERNEL_TAPS];
         self.frame_start_cycle = now;
         self.frame_start_fraction = 0;
@@ -280,8 +297,8 @@ impl Resampler {
     }
 
     /// Output samples per CPU cycle (32.32) at `hz` samples per second.
-    fn samples_per_cycle_at(hz: u32) -> u64 {
-        (f64::from(hz) / CPU_CLOCK_HZ * (1u64 << FRACTION_BITS) as f64) as u64
+    fn samples_per_cycle_at(&self, hz: u32) -> u64 {
+        (f64::from(hz) / self.cpu_hz * (1u64 << FRACTION_BITS) as f64) as u64
     }
 
     /// The filter chain at `hz` samples per second, with cleared memories.
@@ -315,7 +332,7 @@ impl Resampler {
             }
         };
         consistent(
-            self.samples_per_cycle == Self::samples_per_cycle_at(self.sample_rate),
+            self.samples_per_cycle == self.samples_per_cycle_at(self.sample_rate),
             "step per cycle",
         )?;
         let filters = [self.high_pass_90, self.high_pass_440, self.low_pass_14k];

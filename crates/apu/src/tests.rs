@@ -1153,3 +1153,57 @@ fn a_channel_out_of_range_is_refused_by_the_apus_check() {
         Err("APU pulse 1 duty 7 is out of range 0..=3".to_string())
     );
 }
+
+/// A powered-on PAL APU.
+fn pal_apu() -> Apu {
+    let mut apu = Apu::new();
+    apu.set_model(ApuModel::Rp2a07);
+    apu
+}
+
+#[test]
+fn pal_frame_irq_comes_33255_cycles_after_a_4017_write() {
+    // blargg pal_apu_tests 07.irq_flag_timing: the flag is set 33255 cycles after the write
+    // (NTSC 29831), with the same one-cycle jitter by parity.
+    for (get, expected) in [(false, 33255), (true, 33256)] {
+        let mut apu = pal_apu();
+        run_to(&mut apu, 1000);
+        align(&mut apu, get);
+        let write_cycle = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        assert_eq!(cycles_until_frame_irq(&mut apu, write_cycle), expected);
+    }
+}
+
+#[test]
+fn pal_power_on_sequencer_and_dmc_timer_use_the_pal_periods() {
+    let mut ntsc = Apu::new();
+    let mut pal = pal_apu();
+    let ntsc_seen = cycles_until_frame_irq(&mut ntsc, 0);
+    let pal_seen = cycles_until_frame_irq(&mut pal, 0);
+    assert_eq!(pal_seen - ntsc_seen, 33255 - 29831);
+    assert_eq!(pal.model(), ApuModel::Rp2a07);
+}
+
+#[test]
+fn pal_noise_and_dmc_registers_select_the_pal_periods() {
+    let mut apu = pal_apu();
+    apu.write_register(0x400E, 0x02);
+    apu.write_register(0x4010, 0x00);
+    let state = apu.channel_state();
+    assert_eq!(state.noise.period, 14, "NTSC would give 16");
+    assert_eq!(state.noise.period_index, 2);
+    assert_eq!(state.dmc.rate, 398, "NTSC would give 428");
+    // A model change keeps the registers' indexes.
+    apu.set_model(ApuModel::Rp2a03);
+    assert_eq!(apu.channel_state().noise.period, 16);
+    assert_eq!(apu.channel_state().noise.period_index, 2);
+    // A decoded PAL state keeps its PAL periods and validates as PAL.
+    let mut pal = pal_apu();
+    pal.write_register(0x400E, 0x0F);
+    let mut decoded = Apu::deserialize_reader(&mut &borsh::to_vec(&pal).unwrap()[..]).unwrap();
+    assert!(decoded.validate_state().is_err(), "3778 is no NTSC period");
+    decoded.set_decoded_model(ApuModel::Rp2a07);
+    assert_eq!(decoded.validate_state(), Ok(()));
+    assert_eq!(decoded.channel_state().noise.period, 3778);
+}

@@ -76,11 +76,28 @@ pub struct RomInfo {
     pub mirroring: Mirroring,
     pub battery: bool,
     pub trainer: bool,
+    /// The TV system the header names, if it names one (see [`HeaderTiming`]).
+    pub timing: Option<HeaderTiming>,
     pub file_sha1: [u8; 20],
     /// SHA-1 of PRG ROM followed by CHR ROM (header and trainer excluded).
     pub prg_chr_sha1: [u8; 20],
     pub known_title: Option<&'static str>,
     pub board_name: &'static str,
+}
+
+/// The console timing a header asks for: NES 2.0 byte 12 bits 0-1, or the iNES 1.0 TV-system
+/// bit (byte 9 bit 0, PAL when set) in headers whose bytes 10-15 are clean (NESdev "NES 2.0",
+/// "INES": few iNES 1.0 dumps set it, and junk-filled headers would set it at random).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HeaderTiming {
+    /// RP2C02 ("NTSC NES").
+    Ntsc,
+    /// RP2C07 ("Licensed PAL NES").
+    Pal,
+    /// Runs on either (NES 2.0 value 2).
+    MultiRegion,
+    /// UA6538 ("Dendy").
+    Dendy,
 }
 
 /// A parsed image: header facts plus slices of the file's ROM chips.
@@ -231,7 +248,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
         None
     };
 
-    let (format, mapper, submapper, prg_rom_len, chr_rom_len);
+    let (format, mapper, submapper, prg_rom_len, chr_rom_len, timing);
     let (mut prg_ram_len, mut prg_nvram_len, mut chr_ram_len, chr_nvram_len);
     if let Some((prg, chr)) = nes2_sizes {
         format = RomFormat::Nes2;
@@ -244,6 +261,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
         prg_nvram_len = shift_size(header[10] >> 4);
         chr_ram_len = shift_size(header[11] & 0x0F);
         chr_nvram_len = shift_size(header[11] >> 4);
+        timing = Some(match header[12] & 3 {
+            0 => HeaderTiming::Ntsc,
+            1 => HeaderTiming::Pal,
+            2 => HeaderTiming::MultiRegion,
+            _ => HeaderTiming::Dendy,
+        });
     } else {
         format = RomFormat::INes;
         // "DiskDude!" and similar junk in bytes 7-15 corrupts the mapper's upper nibble: when
@@ -252,6 +275,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
         let upper = if junk { 0 } else { flags7 & 0xF0 };
         mapper = u16::from(flags6 >> 4) | u16::from(upper);
         submapper = 0;
+        let clean = flags7 & 0x0C == 0 && header[10..16].iter().all(|&b| b == 0);
+        timing = (clean && header[9] & 1 != 0).then_some(HeaderTiming::Pal);
         prg_rom_len = usize::from(header[4]) * PRG_UNIT as usize;
         chr_rom_len = usize::from(header[5]) * CHR_UNIT as usize;
         // iNES 1.0 has no reliable PRG-RAM size: always provide 8 KiB at $6000 (blargg's test
@@ -307,6 +332,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
         mirroring,
         battery,
         trainer,
+        timing,
         file_sha1,
         prg_chr_sha1,
         known_title: recognise(&file_sha1, &prg_chr_sha1),
@@ -424,6 +450,29 @@ pub(crate) mod tests {
         assert_eq!((i.chr_ram_len, i.chr_nvram_len), (8192, 16384));
         assert!(i.battery);
         assert_eq!(i.mirroring, Mirroring::Vertical);
+    }
+
+    #[test]
+    fn timing_from_nes2_byte_12_and_the_clean_ines_tv_bit() {
+        let timings = [0u8, 1, 2, 3].map(|value| {
+            let mut h = ines(1, 1, 0, 0x08);
+            h[12] = 0xFC | value; // the upper bits are not the timing field
+            parse(&image(h, 16384, 8192)).unwrap().info.timing
+        });
+        use HeaderTiming::*;
+        assert_eq!(timings, [Ntsc, Pal, MultiRegion, Dendy].map(Some));
+        let mut h = ines(1, 1, 0, 0);
+        h[9] = 1;
+        assert_eq!(
+            parse(&image(h, 16384, 8192)).unwrap().info.timing,
+            Some(Pal)
+        );
+        h[9] = 0;
+        assert_eq!(parse(&image(h, 16384, 8192)).unwrap().info.timing, None);
+        // Junk past byte 9 makes the bit meaningless.
+        let mut h = ines(1, 1, 0, 0);
+        h[7..16].copy_from_slice(b"DiskDude!");
+        assert_eq!(parse(&image(h, 16384, 8192)).unwrap().info.timing, None);
     }
 
     #[test]

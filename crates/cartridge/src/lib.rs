@@ -39,7 +39,7 @@ mod memory;
 
 pub use boards::Mmc3Revision;
 pub use error::CartridgeError;
-pub use header::{ines_image, Mirroring, RomFormat, RomInfo};
+pub use header::{ines_image, HeaderTiming, Mirroring, RomFormat, RomInfo};
 
 use std::io::{self, Read, Write};
 

@@ -1,15 +1,15 @@
 //! Memory hooks for scripting and debugging (FCEUX's `memory.registerexec/write/read`).
 //!
 //! A [`FrameHooks`] implementation is lent to [`Nes::run_frame_with`] for one frame. The
-//! console then runs its CPU on a [`HookedBus`], a thin wrapper around the system bus that
+//! console then runs its CPU on a [`HookedBus`], a thin wrapper around the motherboard that
 //! answers the CPU's "is this address hooked?" questions from the handler's [`HookMap`] and
 //! calls the handler with a [`HookMachine`] (registers and memory) when one is. Runs without
-//! a handler use the plain system bus, whose hook questions are constant `false`: they cost
+//! a handler use the plain motherboard, whose hook questions are constant `false`: they cost
 //! nothing at all.
 
 use nes_cpu::{Bus, Cpu, DmaKind, Fetch, Status};
 
-use crate::bus::SystemBus;
+use crate::motherboard::Motherboard;
 use crate::{CpuRegisters, Nes};
 
 /// One bit per CPU address, plus a count so "nothing hooked" is one test.
@@ -131,7 +131,7 @@ const OAM_DMA: u16 = 0x4014;
 #[derive(Debug)]
 pub struct HookMachine<'a> {
     cpu: &'a mut Cpu,
-    bus: &'a mut SystemBus,
+    board: &'a mut Motherboard,
     /// See [`HookMachine::fceux_cycles`].
     fceux_cycles: u64,
     /// 1 in the opcode read hook and the exec hook, which run before the CPU counts the
@@ -142,12 +142,12 @@ pub struct HookMachine<'a> {
 impl HookMachine<'_> {
     /// Side-effect-free read through the CPU map (see [`Nes::peek`]).
     pub fn peek(&self, addr: u16) -> u8 {
-        self.bus.peek(addr)
+        self.board.peek(addr)
     }
 
     /// A debugger store (see [`Nes::poke`]); it fires no hook.
     pub fn poke(&mut self, addr: u16, value: u8) {
-        self.bus.poke(addr, value);
+        self.board.poke(addr, value);
     }
 
     pub fn cpu_registers(&self) -> CpuRegisters {
@@ -186,23 +186,23 @@ impl HookMachine<'_> {
 
     /// See [`Nes::rom_byte`].
     pub fn rom_byte(&self, offset: usize) -> Option<u8> {
-        self.bus.cart.rom_byte(offset)
+        self.board.cart.rom_byte(offset)
     }
 
     /// See [`Nes::patch_rom`]. The PPU has been caught up to this cycle, so a CHR patch shows
     /// from the next dot on.
     pub fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
-        self.bus.cart.patch_rom(offset, value)
+        self.board.cart.patch_rom(offset, value)
     }
 
     /// The frame's lag flag so far (see [`Nes::lagged`]).
     pub fn lagged(&self) -> bool {
-        !self.bus.controller_read
+        !self.board.ports.read_this_frame
     }
 
     /// See [`Nes::set_lagged`].
     pub fn set_lagged(&mut self, lagged: bool) {
-        self.bus.controller_read = !lagged;
+        self.board.ports.read_this_frame = !lagged;
     }
 }
 
@@ -250,7 +250,7 @@ pub trait FrameHooks: MemoryHooks {
 
 /// The system bus with a hook handler attached (see the module docs).
 pub(crate) struct HookedBus<'a, H: MemoryHooks> {
-    pub(crate) bus: &'a mut SystemBus,
+    pub(crate) board: &'a mut Motherboard,
     pub(crate) hooks: &'a mut H,
     /// FCEUX's cycle count during the current instruction (see [`HookMachine::fceux_cycles`]),
     /// set when its first read completes.
@@ -261,9 +261,9 @@ pub(crate) struct HookedBus<'a, H: MemoryHooks> {
 }
 
 impl<'a, H: MemoryHooks> HookedBus<'a, H> {
-    pub(crate) fn new(bus: &'a mut SystemBus, hooks: &'a mut H) -> Self {
+    pub(crate) fn new(board: &'a mut Motherboard, hooks: &'a mut H) -> Self {
         HookedBus {
-            bus,
+            board,
             hooks,
             fceux_cycles: 0,
             opcode_read: std::cell::Cell::new(false),
@@ -274,43 +274,43 @@ impl<'a, H: MemoryHooks> HookedBus<'a, H> {
 impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
-        self.bus.read(addr)
+        self.board.read(addr)
     }
     #[inline(always)]
     fn write(&mut self, addr: u16, value: u8) {
-        self.bus.write(addr, value)
+        self.board.write(addr, value)
     }
     #[inline(always)]
     fn nmi_line(&self) -> bool {
-        self.bus.nmi_line()
+        self.board.nmi_line()
     }
     #[inline(always)]
     fn irq_line(&self) -> bool {
-        self.bus.irq_line()
+        self.board.irq_line()
     }
     #[inline(always)]
     fn dma_requested(&self) -> bool {
-        self.bus.dma_requested()
+        self.board.dma_requested()
     }
     #[inline]
     fn dma_read(&mut self, addr: u16, halted_cpu_addr: u16, kind: DmaKind) -> u8 {
-        self.bus.dma_read(addr, halted_cpu_addr, kind)
+        self.board.dma_read(addr, halted_cpu_addr, kind)
     }
     #[inline]
     fn oam_dma_page(&self) -> Option<u8> {
-        self.bus.oam_dma_page()
+        self.board.oam_dma_page()
     }
     #[inline]
     fn oam_dma_started(&mut self) {
-        self.bus.oam_dma_started()
+        self.board.oam_dma_started()
     }
     #[inline]
     fn dmc_dma_address(&self) -> Option<u16> {
-        self.bus.dmc_dma_address()
+        self.board.dmc_dma_address()
     }
     #[inline]
     fn dmc_dma_complete(&mut self, value: u8) {
-        self.bus.dmc_dma_complete(value)
+        self.board.dmc_dma_complete(value)
     }
 
     #[inline(always)]
@@ -334,10 +334,10 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     fn exec_hook(&mut self, cpu: &mut Cpu) {
         let addr = cpu.pc;
         // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
         let mut machine = HookMachine {
             cpu,
-            bus: self.bus,
+            board: self.board,
             fceux_cycles: self.fceux_cycles,
             uncounted: 1,
         };
@@ -351,7 +351,7 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     #[inline(never)]
     fn write_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
         // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
         let dma = if addr == OAM_DMA {
             FCEUX_OAM_DMA_CYCLES
         } else {
@@ -359,7 +359,7 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
         };
         let mut machine = HookMachine {
             cpu,
-            bus: self.bus,
+            board: self.board,
             fceux_cycles: self.fceux_cycles.wrapping_add(dma),
             uncounted: 0,
         };
@@ -373,10 +373,10 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
     #[inline(never)]
     fn read_hook(&mut self, cpu: &mut Cpu, addr: u16, value: u8) {
         // The PPU runs lazily: bring it up to this cycle so the hook sees its real state.
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
         let mut machine = HookMachine {
             cpu,
-            bus: self.bus,
+            board: self.board,
             fceux_cycles: self.fceux_cycles,
             uncounted: u64::from(self.opcode_read.get()),
         };
@@ -388,18 +388,18 @@ impl Nes {
     /// Runs instructions on the hooked bus until the PPU has completed `target` frames:
     /// `hooks` is called at every hooked access (see [`Nes::run_frame_with`]).
     pub(crate) fn run_hooked_until<H: MemoryHooks>(&mut self, target: u64, hooks: &mut H) {
-        let mut bus = HookedBus::new(&mut self.bus, hooks);
-        while bus.bus.ppu.frames_completed() < target {
+        let mut bus = HookedBus::new(&mut self.board, hooks);
+        while bus.board.ppu.frames_completed() < target {
             self.cpu.step(&mut bus);
         }
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
     }
 
     /// [`Nes::step_instruction`] with memory hooks.
     pub fn step_instruction_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
-        let mut bus = HookedBus::new(&mut self.bus, hooks);
+        let mut bus = HookedBus::new(&mut self.board, hooks);
         self.cpu.step(&mut bus);
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
     }
 
     /// CPU cycles since power-on.

@@ -1,22 +1,31 @@
-//! The NES console: composes the 2A03 CPU, the 2C02 PPU, the APU and a cartridge.
+//! The NES console: composes the CPU, the PPU, the APU and a cartridge on a motherboard, for
+//! an NTSC, PAL or Dendy console ([`Region`]).
 //!
-//! The CPU is the master clock: every CPU bus access is one CPU cycle, around which the bus
-//! advances the PPU three dots and the APU one cycle (see `bus.rs`).
+//! Every CPU bus access is one CPU cycle; the master clock turns cycles into PPU dots (three
+//! per cycle on NTSC and Dendy, 3.2 on PAL), and the PPU is caught up to it lazily (see
+//! `motherboard.rs` for the parts).
 
-mod bus;
+mod clock;
 mod controller;
+mod controller_ports;
+mod dma_conflicts;
 pub mod fm2;
 mod hardware;
 mod hooks;
 pub mod input_schedule;
+mod memory_map;
+mod motherboard;
 mod power_on;
+mod ppu_scheduler;
+mod region;
 mod rewind;
 mod savestate;
 mod trace;
 
-use bus::SystemBus;
+use motherboard::Motherboard;
 use nes_cpu::{Cpu, Status};
 
+pub use clock::ClockAlignment;
 pub use hardware::{
     parse_variant, variant_name, ControllerPorts, CpuRevision, Hardware, PpuRevision,
     UnknownVariant, VariantNames,
@@ -25,6 +34,7 @@ pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
 pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
 pub use power_on::{PowerOn, PowerOnRam, Timeline};
+pub use region::Region;
 pub use rewind::Rewind;
 pub use savestate::{StateError, STATE_FORMAT_VERSION};
 
@@ -77,7 +87,7 @@ pub const SCREEN_HEIGHT: usize = 240;
 #[derive(Debug, Clone)]
 pub struct Nes {
     cpu: Cpu,
-    bus: SystemBus,
+    board: Motherboard,
     /// `frame_count()` minus the PPU's completed frames, modulo 2^64: the count goes on
     /// through power cycles (which start a new PPU) and restarts at `reset_frame_count`.
     frame_count_offset: u64,
@@ -90,6 +100,10 @@ pub struct Nes {
     /// Which console this is (chip revisions, port wiring); kept through power cycles and
     /// state loads.
     hardware: Hardware,
+    /// NTSC, PAL or Dendy: kept through power cycles; save states record it.
+    region: Region,
+    /// The CPU/PPU divider alignment the console powers on with.
+    alignment: ClockAlignment,
 }
 
 impl Nes {
@@ -99,36 +113,63 @@ impl Nes {
         Ok(Nes::new(Cartridge::from_ines(bytes)?))
     }
 
-    /// Power the console on with this cartridge: the hardware start-up, RAM zeroed.
+    /// Power the console on with this cartridge: the hardware start-up, RAM zeroed, in the
+    /// region the cartridge's header names ([`Region::for_rom`]).
     pub fn new(cart: Cartridge) -> Nes {
         Nes::with_power_on(cart, PowerOn::HARDWARE)
     }
 
-    /// Power the console on with this cartridge as `power_on` says; power cycles start it the
-    /// same way again.
+    /// Power the console on with this cartridge as `power_on` says, in the region the
+    /// cartridge's header names; power cycles start it the same way again.
     pub fn with_power_on(cart: Cartridge, power_on: PowerOn) -> Nes {
+        let region = Region::for_rom(cart.info());
+        Nes::power_up(cart, power_on, region, ClockAlignment::default())
+    }
+
+    /// The console this is: NTSC, PAL or Dendy.
+    pub fn region(&self) -> Region {
+        self.region
+    }
+
+    /// Makes this a console of `region` (with the CPU/PPU divider alignment `alignment`) and
+    /// powers it on again ([`Nes::power_cycle`]): a console cannot change its crystal while
+    /// it runs.
+    pub fn set_region(&mut self, region: Region, alignment: ClockAlignment) {
+        self.region = region;
+        self.alignment = alignment;
+        self.power_cycle();
+    }
+
+    fn power_up(
+        cart: Cartridge,
+        power_on: PowerOn,
+        region: Region,
+        alignment: ClockAlignment,
+    ) -> Nes {
         let mut nes = Nes {
             cpu: Cpu::new(),
-            bus: SystemBus::new(cart),
+            board: Motherboard::new(cart, region, alignment),
             frame_count_offset: 0,
             lag_count: 0,
             audio_sample_rate: 0,
             power_on,
             hardware: Hardware::default(),
+            region,
+            alignment,
         };
-        power_on.ram.fill(&mut nes.bus.ram[..]);
+        power_on.ram.fill(&mut nes.board.ram[..]);
         // No frame has run yet, so none lagged (FCEUX clears its lag flag at power-on).
-        nes.bus.controller_read = true;
+        nes.board.ports.read_this_frame = true;
         nes.start_timeline();
         match power_on.timeline {
-            Timeline::Hardware => nes.cpu.power_on(&mut nes.bus),
+            Timeline::Hardware => nes.cpu.power_on(&mut nes.board),
             Timeline::Fceux => {
                 // FCEUX powers its 6502 on with S = $FD and resets it in no time.
                 nes.cpu.s = 0xFD;
                 nes.instant_reset();
             }
         }
-        nes.bus.sync_ppu();
+        nes.board.sync_ppu();
         nes
     }
 
@@ -157,11 +198,11 @@ impl Nes {
     /// Tells each chip what `hardware` means for it.
     fn apply_hardware(&mut self) {
         let hardware = self.hardware;
-        self.bus.ppu.set_revision(hardware.ppu);
-        self.bus
+        self.board.ppu.set_revision(hardware.ppu);
+        self.board
             .apu
             .set_stale_reload_completes(hardware.cpu == CpuRevision::LateG);
-        self.bus.ports = hardware.ports;
+        self.board.ports.wiring = hardware.ports;
     }
 
     /// Catch the PPU up on every CPU cycle (`true`) instead of only where the CPU side can
@@ -170,8 +211,8 @@ impl Nes {
     /// (`tests/lazy_equals_eager.rs`). Slower; a setting, kept through power cycles and
     /// state loads.
     pub fn set_eager_ppu(&mut self, eager: bool) {
-        self.bus.eager_ppu = eager;
-        self.bus.sync_ppu();
+        self.board.scheduler.eager = eager;
+        self.board.sync_ppu();
     }
 
     /// CPU RAM's content at the next power cycle. (FCEUX fills RAM the way a movie's header
@@ -183,13 +224,13 @@ impl Nes {
     /// The start of the timeline after power-on or reset, before the CPU's reset sequence.
     fn start_timeline(&mut self) {
         let timeline = self.power_on.timeline;
-        let ppu = &mut self.bus.ppu;
+        let ppu = &mut self.board.ppu;
         ppu.set_frame_timing(timeline.frame_timing());
         if timeline == Timeline::Fceux {
             ppu.set_warmup(false);
             ppu.park(timeline.inactive_frames());
             // The park moved the PPU: reschedule its next catch-up.
-            self.bus.sync_ppu();
+            self.board.sync_ppu();
         }
     }
 
@@ -209,17 +250,17 @@ impl Nes {
     /// completed. (A frame that gave up is not counted as a lag frame. `run_frame` is this
     /// without a budget: one compare per instruction.)
     pub fn run_frame_within(&mut self, cycle_budget: u64) -> bool {
-        self.bus.controller_read = false;
-        let target = self.bus.ppu.frames_completed() + 1;
+        self.board.ports.read_this_frame = false;
+        let target = self.board.ppu.frames_completed() + 1;
         let deadline = self.cpu.cycles().saturating_add(cycle_budget);
-        while self.bus.ppu.frames_completed() < target {
+        while self.board.ppu.frames_completed() < target {
             if self.cpu.cycles() >= deadline {
-                self.bus.sync_ppu();
+                self.board.sync_ppu();
                 return false;
             }
-            self.cpu.step(&mut self.bus);
+            self.cpu.step(&mut self.board);
         }
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
         self.lag_count += u64::from(self.lagged());
         true
     }
@@ -228,17 +269,17 @@ impl Nes {
     /// (memory hooks firing inside instructions, through the hooked bus only while `hooks`
     /// has any), `hooks.after_frame`, then the lag frame is counted if the flag is still set.
     pub fn run_frame_with<H: FrameHooks>(&mut self, hooks: &mut H) {
-        self.bus.controller_read = false;
+        self.board.ports.read_this_frame = false;
         hooks.before_frame(self);
-        let target = self.bus.ppu.frames_completed() + 1;
+        let target = self.board.ppu.frames_completed() + 1;
         let map = hooks.map();
         if map.exec.any() || map.write.any() || map.read.any() {
             self.run_hooked_until(target, hooks);
         } else {
-            while self.bus.ppu.frames_completed() < target {
-                self.cpu.step(&mut self.bus);
+            while self.board.ppu.frames_completed() < target {
+                self.cpu.step(&mut self.board);
             }
-            self.bus.sync_ppu();
+            self.board.sync_ppu();
         }
         hooks.after_frame(self);
         self.lag_count += u64::from(self.lagged());
@@ -253,20 +294,20 @@ impl Nes {
     /// FCEUX's lag flag (Lua's `emu.lagged`): set as each frame starts, cleared when the game
     /// reads a controller port. Between frames: whether the last frame was a lag frame.
     pub fn lagged(&self) -> bool {
-        !self.bus.controller_read
+        !self.board.ports.read_this_frame
     }
 
     /// Set or clear the lag flag (Lua's `emu.setlagflag`): during a frame, or in
     /// `FrameHooks::after_frame`, it decides whether that frame counts as a lag frame.
     pub fn set_lagged(&mut self, lagged: bool) {
-        self.bus.controller_read = !lagged;
+        self.board.ports.read_this_frame = !lagged;
     }
 
     /// Execute one CPU instruction (or interrupt sequence), keeping all chips in step. DMA
     /// cycles that halt the CPU happen inside it.
     pub fn step_instruction(&mut self) {
-        self.cpu.step(&mut self.bus);
-        self.bus.sync_ppu();
+        self.cpu.step(&mut self.board);
+        self.board.sync_ppu();
     }
 
     /// Frames completed (FCEUX's frame count, Lua's `emu.framecount` between frames): one at
@@ -274,7 +315,7 @@ impl Nes {
     /// goes on through power cycles and resets (FCEUX counts a movie's frames so);
     /// [`Nes::reset_frame_count`] restarts it.
     pub fn frame_count(&self) -> u64 {
-        self.bus
+        self.board
             .ppu
             .frames_completed()
             .wrapping_add(self.frame_count_offset)
@@ -283,7 +324,7 @@ impl Nes {
     /// Count frames from 0 again (FCEUX does at a power-on or reset from its menu or from
     /// Lua, outside movies).
     pub fn reset_frame_count(&mut self) {
-        self.frame_count_offset = 0u64.wrapping_sub(self.bus.ppu.frames_completed());
+        self.frame_count_offset = 0u64.wrapping_sub(self.board.ppu.frames_completed());
     }
 
     /// Press the console's reset button: the CPU runs its reset sequence, the PPU and APU take
@@ -291,18 +332,18 @@ impl Nes {
     /// On FCEUX's timeline the PPU then stays inactive for two frames (see
     /// [`Timeline::Fceux`]). Made between frames.
     pub fn soft_reset(&mut self) {
-        self.bus.ppu.reset();
+        self.board.ppu.reset();
         // The reset may move the PPU: reschedule its next catch-up.
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
         self.start_timeline();
-        self.bus.apu.reset();
-        self.bus.cart.reset();
-        self.bus.oam_dma_page = None;
+        self.board.apu.reset();
+        self.board.cart.reset();
+        self.board.oam_dma_page = None;
         match self.power_on.timeline {
-            Timeline::Hardware => self.cpu.reset(&mut self.bus),
+            Timeline::Hardware => self.cpu.reset(&mut self.board),
             Timeline::Fceux => self.instant_reset(),
         }
-        self.bus.sync_ppu();
+        self.board.sync_ppu();
     }
 
     /// Turn the console off and on again, as it was first powered on (see
@@ -312,21 +353,21 @@ impl Nes {
     /// as at an FCEUX movie's power command; so do the instruction count and any ROM patches
     /// ([`Nes::patch_rom`]: the cartridge is the same).
     pub fn power_cycle(&mut self) {
-        let mut cart = self.bus.cart.clone();
+        let mut cart = self.board.cart.clone();
         cart.power_cycle();
         let held = [
-            self.bus.controllers[0].held(),
-            self.bus.controllers[1].held(),
+            self.board.ports.pads[0].held(),
+            self.board.ports.pads[1].held(),
         ];
         let frame_count = self.frame_count();
         let audio_sample_rate = self.audio_sample_rate;
         let instruction_count = self.instruction_count();
         let hardware = self.hardware;
-        let eager_ppu = self.bus.eager_ppu;
-        *self = Nes::with_power_on(cart, self.power_on);
+        let eager_ppu = self.board.scheduler.eager;
+        *self = Nes::power_up(cart, self.power_on, self.region, self.alignment);
         self.set_hardware(hardware);
         self.set_eager_ppu(eager_ppu);
-        self.frame_count_offset = frame_count.wrapping_sub(self.bus.ppu.frames_completed());
+        self.frame_count_offset = frame_count.wrapping_sub(self.board.ppu.frames_completed());
         self.cpu.set_instructions(instruction_count);
         self.set_buttons(0, held[0]);
         self.set_buttons(1, held[1]);
@@ -346,26 +387,26 @@ impl Nes {
 
     /// The buttons held on controller `port` (0 or 1) from now on. Other ports are ignored.
     pub fn set_buttons(&mut self, port: usize, buttons: Buttons) {
-        if let Some(pad) = self.bus.controllers.get_mut(port) {
+        if let Some(pad) = self.board.ports.pads.get_mut(port) {
             pad.set_held(buttons);
         }
     }
 
     /// Read the CPU address space without side effects (no $2002 clear, no $4016 shift).
     pub fn peek(&self, addr: u16) -> u8 {
-        self.bus.peek(addr)
+        self.board.peek(addr)
     }
 
     /// Store a byte as a debugger would: CPU RAM directly; other addresses through the bus
     /// write path (registers see the write) without advancing time.
     pub fn poke(&mut self, addr: u16, value: u8) {
-        self.bus.poke(addr, value);
+        self.board.poke(addr, value);
     }
 
     /// Read the PPU address space ($0000-$3FFF: pattern tables, nametables after mirroring,
     /// palette) without side effects.
     pub fn peek_ppu(&self, addr: u16) -> u8 {
-        self.bus.peek_ppu(addr)
+        self.board.peek_ppu(addr)
     }
 
     pub fn cpu_registers(&self) -> CpuRegisters {
@@ -395,19 +436,19 @@ impl Nes {
     /// for debuggers, and for tests that save states at such moments.
     pub fn pending_dma(&self) -> (bool, bool) {
         (
-            self.bus.oam_dma_page.is_some(),
-            self.bus.apu.dmc_dma_address().is_some(),
+            self.board.oam_dma_page.is_some(),
+            self.board.apu.dmc_dma_address().is_some(),
         )
     }
 
     /// The APU channels' periods, volumes and counters (Lua `sound.get`), without side effects.
     pub fn apu_channels(&self) -> nes_apu::ChannelState {
-        self.bus.apu.channel_state()
+        self.board.apu.channel_state()
     }
 
     /// The PPU's (scanline, dot) position.
     pub fn ppu_position(&self) -> (u16, u16) {
-        (self.bus.ppu.scanline(), self.bus.ppu.dot())
+        (self.board.ppu.scanline(), self.board.ppu.dot())
     }
 
     /// `Some(pc)` once the CPU has executed a JAM/KIL opcode; the console keeps running (time
@@ -418,7 +459,7 @@ impl Nes {
 
     /// The last completed picture: 256x240 9-bit pixels (palette index | emphasis << 6).
     pub fn frame_buffer(&self) -> &[u16] {
-        self.bus.ppu.frame_buffer()
+        self.board.ppu.frame_buffer()
     }
 
     /// Convert the last completed picture to RGBA bytes (256x240x4) through `palette`.
@@ -432,33 +473,33 @@ impl Nes {
     /// fastest setting and the default).
     pub fn set_audio_sample_rate(&mut self, hz: u32) {
         self.audio_sample_rate = hz;
-        self.bus.apu.set_sample_rate(hz);
+        self.board.apu.set_sample_rate(hz);
     }
 
     /// Move the audio produced since the last call (mono, -1.0..1.0) to the end of `out`.
     pub fn take_audio_samples(&mut self, out: &mut Vec<f32>) {
-        self.bus.apu.take_samples(out);
+        self.board.apu.take_samples(out);
     }
 
     /// The cartridge's battery-backed RAM, if it has a battery.
     pub fn battery_ram(&self) -> Option<&[u8]> {
-        self.bus.cart.battery_ram()
+        self.board.cart.battery_ram()
     }
 
     /// Restore battery-backed RAM (a `.sav` file); a wrong size is an error and changes nothing.
     pub fn load_battery_ram(&mut self, data: &[u8]) -> Result<(), CartridgeError> {
-        self.bus.cart.load_battery_ram(data)
+        self.board.cart.load_battery_ram(data)
     }
 
     pub fn rom_info(&self) -> &RomInfo {
-        self.bus.cart.info()
+        self.board.cart.info()
     }
 
     /// The cartridge's byte at `offset` into its ROM image: PRG ROM, then CHR ROM (or the
     /// board's CHR RAM), as an iNES file lays them out after its header and trainer. `None`
     /// past the end. See [`Cartridge::rom_byte`].
     pub fn rom_byte(&self, offset: usize) -> Option<u8> {
-        self.bus.cart.rom_byte(offset)
+        self.board.cart.rom_byte(offset)
     }
 
     /// Change the ROM byte at `offset` (as [`Nes::rom_byte`] counts): the CPU and the PPU read
@@ -468,12 +509,12 @@ impl Nes {
     /// the patched ROM, and its ROM check still passes: a patched cartridge keeps its
     /// identity). See [`Cartridge::patch_rom`].
     pub fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
-        self.bus.cart.patch_rom(offset, value)
+        self.board.cart.patch_rom(offset, value)
     }
 
     /// One nestest.log-format line describing the instruction about to execute.
     pub fn trace_line(&self) -> String {
-        trace::format_line(&self.cpu, &self.bus)
+        trace::format_line(&self.cpu, &self.board)
     }
 }
 
@@ -568,10 +609,10 @@ mod tests {
         nes.power_cycle();
         nes.load_state(&state).unwrap();
         assert_eq!(nes.hardware(), hardware);
-        assert_eq!(nes.bus.ppu.revision(), PpuRevision::PreG);
-        assert_eq!(nes.bus.ports, ControllerPorts::Famicom);
+        assert_eq!(nes.board.ppu.revision(), PpuRevision::PreG);
+        assert_eq!(nes.board.ports.wiring, ControllerPorts::Famicom);
         nes.run_frame();
-        assert!(nes.bus.eager_ppu, "eager catch-up kept");
+        assert!(nes.board.scheduler.eager, "eager catch-up kept");
     }
 
     #[test]

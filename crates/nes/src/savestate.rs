@@ -14,7 +14,8 @@
 //! The payload is the chips in a fixed order, each serialised field by field (borsh: fixed
 //! width, no padding): CPU, bus (CPU RAM, controllers, open bus, pending DMA and strobe), PPU,
 //! APU, cartridge (bank tables, board registers, PRG RAM, CHR RAM, nametable RAM), then the
-//! console's frame and lag counts. ROM data is never stored.
+//! console's frame and lag counts and its region (a byte: 0 NTSC, 1 PAL, 2 Dendy; a state
+//! only loads into a console of its region). ROM data is never stored.
 //!
 //! Loading checks everything before changing anything: magic, version, ROM, length and
 //! checksum first, then every chip is decoded into a new value and checked against the
@@ -30,15 +31,17 @@ use nes_cpu::Cpu;
 use nes_ppu::Ppu;
 use thiserror::Error;
 
-use crate::bus::BusState;
-use crate::Nes;
+use crate::clock::MAX_CPU_CYCLES;
+use crate::hardware::variant_name;
+use crate::motherboard::BusState;
+use crate::{Nes, Region};
 
 const MAGIC: [u8; 8] = *b"NESSTATE";
 
 /// Version of the payload layout. Any change to a serialised chip's fields (they are stored in
 /// declaration order) must bump it: old states are then refused with a clear error instead of
 /// being misread. The state-size test in this module catches most forgotten bumps.
-pub const STATE_FORMAT_VERSION: u32 = 2;
+pub const STATE_FORMAT_VERSION: u32 = 3;
 
 const HEADER_LEN: usize = 44;
 
@@ -68,6 +71,11 @@ pub enum StateError {
     Corrupt,
     #[error("the save state is malformed: {0}")]
     Malformed(String),
+    #[error("the save state is from a {state} console; this console is {console}")]
+    WrongRegion {
+        state: &'static str,
+        console: &'static str,
+    },
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -130,12 +138,13 @@ impl Nes {
 
     fn write_payload(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
         self.cpu.serialize(out)?;
-        self.bus.bus_state().serialize(out)?;
-        self.bus.ppu.serialize(out)?;
-        self.bus.apu.serialize(out)?;
-        self.bus.cart.save_state(out)?;
+        self.board.bus_state().serialize(out)?;
+        self.board.ppu.serialize(out)?;
+        self.board.apu.serialize(out)?;
+        self.board.cart.save_state(out)?;
         self.frame_count_offset.serialize(out)?;
-        self.lag_count.serialize(out)
+        self.lag_count.serialize(out)?;
+        self.region().state_code().serialize(out)
     }
 
     /// Restore a state made by [`Nes::save_state`] for the same ROM, frame and lag counts
@@ -149,21 +158,41 @@ impl Nes {
         let malformed = |error: std::io::Error| StateError::Malformed(error.to_string());
         let cpu = Cpu::deserialize_reader(&mut reader).map_err(malformed)?;
         let bus = BusState::deserialize_reader(&mut reader).map_err(malformed)?;
-        let ppu = Ppu::deserialize_reader(&mut reader).map_err(malformed)?;
-        let apu = Apu::deserialize_reader(&mut reader).map_err(malformed)?;
-        let cart = self.bus.cart.read_state(&mut reader).map_err(malformed)?;
+        let mut ppu = Ppu::deserialize_reader(&mut reader).map_err(malformed)?;
+        let mut apu = Apu::deserialize_reader(&mut reader).map_err(malformed)?;
+        let cart = self.board.cart.read_state(&mut reader).map_err(malformed)?;
         let frame_count_offset = u64::deserialize_reader(&mut reader).map_err(malformed)?;
         let lag_count = u64::deserialize_reader(&mut reader).map_err(malformed)?;
+        let region_code = u8::deserialize_reader(&mut reader).map_err(malformed)?;
         if !reader.is_empty() {
             return Err(StateError::Malformed(format!(
                 "{} unexpected bytes after the console state",
                 reader.len()
             )));
         }
+        let region = Region::from_state_code(region_code).ok_or_else(|| {
+            StateError::Malformed(format!("region code {region_code} is unknown"))
+        })?;
+        if region != self.region() {
+            return Err(StateError::WrongRegion {
+                state: variant_name(region),
+                console: variant_name(self.region()),
+            });
+        }
+        // The chips' models are console settings a state does not carry: this console's.
+        ppu.set_decoded_model(region.ppu_model());
+        apu.set_decoded_model(region.apu_model());
+        apu.set_cpu_clock_hz(region.cpu_hz());
         // Every value in range before any is used (the cartridge checked its own part as it
         // read it, against this cartridge).
         ppu.validate_state().map_err(StateError::Malformed)?;
         apu.validate_state().map_err(StateError::Malformed)?;
+        if apu.cycle() > MAX_CPU_CYCLES {
+            return Err(StateError::Malformed(format!(
+                "CPU cycle count {} is out of range 0..={MAX_CPU_CYCLES}",
+                apu.cycle()
+            )));
+        }
         bus.validate_state(apu.cycle())
             .map_err(StateError::Malformed)?;
         if lag_count > MAX_LAG_COUNT {
@@ -176,18 +205,19 @@ impl Nes {
         let instruction_count = self.instruction_count();
         self.cpu = cpu;
         self.cpu.set_instructions(instruction_count);
-        self.bus.restore_bus_state(bus);
-        self.bus.ppu = ppu;
-        self.bus.apu = apu;
-        self.bus.cart.restore_state(cart);
+        self.board.restore_bus_state(bus);
+        self.board.ppu = ppu;
+        self.board.apu = apu;
+        self.board.cart.restore_state(cart);
         self.apply_hardware();
         self.frame_count_offset = frame_count_offset;
         self.lag_count = lag_count;
-        if self.bus.apu.sample_rate() != self.audio_sample_rate {
-            self.bus.apu.set_sample_rate(self.audio_sample_rate);
+        if self.board.apu.sample_rate() != self.audio_sample_rate {
+            self.board.apu.set_sample_rate(self.audio_sample_rate);
         }
-        // Schedule the PPU's next catch-up from its restored position.
-        self.bus.sync_ppu();
+        // The PPU's dot count restarts from the restored cycle count, and its next catch-up
+        // is scheduled from its restored position.
+        self.board.restart_ppu_clock();
         Ok(())
     }
 
@@ -547,9 +577,9 @@ pub(crate) mod tests {
         let len = |bytes: borsh::io::Result<Vec<u8>>| bytes.map_or(0, |bytes| bytes.len());
         let cpu = HEADER_LEN;
         let bus = cpu + len(borsh::to_vec(&nes.cpu));
-        let ppu = bus + len(borsh::to_vec(&nes.bus.bus_state()));
-        let apu = ppu + len(borsh::to_vec(&nes.bus.ppu));
-        let cart = apu + len(borsh::to_vec(&nes.bus.apu));
+        let ppu = bus + len(borsh::to_vec(&nes.board.bus_state()));
+        let apu = ppu + len(borsh::to_vec(&nes.board.ppu));
+        let cart = apu + len(borsh::to_vec(&nes.board.apu));
         Layout {
             cpu,
             bus,
@@ -568,8 +598,8 @@ pub(crate) mod tests {
     const APU_FRAME_COUNTER_STEP: usize = 2 * 25 + 13 + 17 + 24 + 1;
 
     /// After the cartridge's board come its CPU cycle, the frame count offset and the lag
-    /// count, each a u64.
-    const TRAILER_LEN: usize = 3 * 8;
+    /// count, each a u64, and the region byte.
+    const TRAILER_LEN: usize = 3 * 8 + 1;
 
     /// `state` with `bytes` written at `at`, sealed again.
     fn edited(state: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
@@ -622,7 +652,7 @@ pub(crate) mod tests {
             "PPU dot 341 is out of range 0..=340",
         );
         // APU: its cycle count, the first field after the frame counter equal to it.
-        let cycle = nes.bus.apu.cycle().to_le_bytes();
+        let cycle = nes.board.apu.cycle().to_le_bytes();
         let cycle_at = at.apu
             + APU_FRAME_COUNTER_STEP
             + state[at.apu + APU_FRAME_COUNTER_STEP..]
@@ -645,8 +675,13 @@ pub(crate) mod tests {
         // The console's lag count, the state's last u64.
         assert_malformed(
             &mut nes,
-            &edited(&state, state.len() - 8, &u64::MAX.to_le_bytes()),
+            &edited(&state, state.len() - 9, &u64::MAX.to_le_bytes()),
             "lag count 18446744073709551615 is out of range 0..=281474976710656",
+        );
+        assert_malformed(
+            &mut nes,
+            &edited(&state, state.len() - 1, &[3]),
+            "region code 3 is unknown",
         );
         // A board register: the MMC1's shift count, after the enum tag and the shift register
         // (its board is 1 + 20 bytes: six registers, the last write's cycle u64, then seven
@@ -767,6 +802,6 @@ pub(crate) mod tests {
         // (Audio off: with audio on, the not-yet-output part of the resampler adds a varying
         // number of bytes.)
         let nes = Nes::from_ines(&busy_rom()).unwrap();
-        assert_eq!(nes.save_state().len(), 145_033, "bump STATE_FORMAT_VERSION");
+        assert_eq!(nes.save_state().len(), 145_034, "bump STATE_FORMAT_VERSION");
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::bus::SystemBus;
+use crate::motherboard::Motherboard;
 use nes_cpu::Cpu;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +108,7 @@ fn is_unofficial(opcode: u8, mnemonic: &str) -> bool {
 }
 
 /// One line in nestest.log's fixed columns for the instruction at the CPU's PC.
-pub(crate) fn format_line(cpu: &Cpu, bus: &SystemBus) -> String {
+pub(crate) fn format_line(cpu: &Cpu, bus: &Motherboard) -> String {
     let pc = cpu.pc;
     let opcode = bus.peek(pc);
     let (mnemonic, mode) = decode(opcode);

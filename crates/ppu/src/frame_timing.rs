@@ -18,7 +18,8 @@ pub struct FrameTiming {
     /// start there. At most 340.
     pub frame_end_lead: u16,
     /// Every odd frame is a dot short, rendering or not (a 2C02 skips its idle dot only
-    /// while rendering).
+    /// while rendering). Only on a model that skips a dot at all
+    /// ([`PpuModel::skips_odd_frame_dot`](crate::PpuModel::skips_odd_frame_dot)).
     pub odd_frames_always_short: bool,
     /// A $2002 read on the very dot VBlank is set sees it clear and cancels it, and the NMI,
     /// for that frame (a 2C02 does; false: the read sees it clear and the flag is set).

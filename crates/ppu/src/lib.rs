@@ -1,4 +1,5 @@
-//! Dot-accurate model of the NTSC Ricoh 2C02 picture processing unit.
+//! Dot-accurate model of the NTSC Ricoh 2C02 picture processing unit, with the frame layouts
+//! of the PAL 2C07 and the Dendy UA6538 (see [`PpuModel`]).
 //!
 //! The PPU is driven one dot at a time by [`Ppu::tick`]; the console owns the CPU/PPU clock
 //! phase and calls [`Ppu::read_register`] / [`Ppu::write_register`] between dots. Memory outside
@@ -7,10 +8,12 @@
 //!
 //! Position convention: [`Ppu::scanline`] and [`Ppu::dot`] name the *next* dot `tick` will
 //! execute. A register access made between ticks therefore happens "at" that dot: a `$2002`
-//! read while `scanline() == 241 && dot() == 1` races the VBlank flag being set.
+//! read while `scanline() == 241 && dot() == 1` (a 2C02's VBlank line: see
+//! [`PpuModel::vblank_scanline`]) races the VBlank flag being set.
 
 mod background;
 mod frame_timing;
+mod model;
 pub mod palette;
 mod registers;
 mod render;
@@ -28,10 +31,12 @@ use std::ops::RangeInclusive;
 use borsh::{BorshDeserialize, BorshSerialize};
 
 pub use frame_timing::FrameTiming;
+pub use model::PpuModel;
 pub use palette::{Palette, PaletteError};
 pub use revision::PpuRevision;
 
 use background::BackgroundPipeline;
+use model::FrameLayout;
 use registers::IoLatch;
 use scroll::ScrollRegisters;
 use sprite_evaluation::SpriteEvaluation;
@@ -43,17 +48,22 @@ pub const FRAME_WIDTH: usize = 256;
 pub const FRAME_HEIGHT: usize = 240;
 /// Dots (PPU clocks) in one scanline.
 pub const DOTS_PER_SCANLINE: u16 = 341;
-/// Scanlines in one NTSC frame, counting the pre-render line.
-pub const SCANLINES_PER_FRAME: u16 = 262;
-/// The first scanline after the picture; the frame counter advances when it starts.
+/// Scanlines in one 2C02 (NTSC) frame, counting the pre-render line (other models:
+/// [`PpuModel::scanlines_per_frame`]).
+pub const SCANLINES_PER_FRAME: u16 = PpuModel::Rp2c02.scanlines_per_frame();
+/// The first scanline after the picture, on every model; the frame counter advances when it
+/// starts.
 pub const POST_RENDER_SCANLINE: u16 = 240;
-/// The scanline whose dot 1 sets the VBlank flag.
-pub const VBLANK_SCANLINE: u16 = 241;
-/// The pre-render (a.k.a. "-1") scanline: fetches like a visible line, outputs nothing.
-pub const PRE_RENDER_SCANLINE: u16 = 261;
-/// Dots in a whole frame (262 lines of 341 dots) when no dot is skipped: also the length of
-/// each frame a parked PPU counts (see [`Ppu::park`]).
-pub const DOTS_PER_FRAME: u32 = SCANLINES_PER_FRAME as u32 * DOTS_PER_SCANLINE as u32;
+/// The 2C02's scanline whose dot 1 sets the VBlank flag (other models:
+/// [`PpuModel::vblank_scanline`]).
+pub const VBLANK_SCANLINE: u16 = PpuModel::Rp2c02.vblank_scanline();
+/// The 2C02's pre-render (a.k.a. "-1") scanline: fetches like a visible line, outputs nothing
+/// (other models: [`PpuModel::pre_render_scanline`]).
+pub const PRE_RENDER_SCANLINE: u16 = PpuModel::Rp2c02.pre_render_scanline();
+/// Dots in a whole 2C02 frame (262 lines of 341 dots) when no dot is skipped: also the length
+/// of each frame a parked 2C02 counts (see [`Ppu::park`]; other models:
+/// [`PpuModel::dots_per_frame`], [`Ppu::dots_per_frame`]).
+pub const DOTS_PER_FRAME: u32 = PpuModel::Rp2c02.dots_per_frame();
 
 /// The most frames a save state may have completed: 2^48 frames is over 150,000 years at 60
 /// a second, so no real state comes near it, and counting on from it cannot overflow.
@@ -189,7 +199,7 @@ impl Default for ColourPairs {
     }
 }
 
-/// The Ricoh 2C02 NTSC PPU.
+/// The Ricoh 2C02 NTSC PPU, or with [`Ppu::set_model`] the frame layout of a 2C07 or UA6538.
 ///
 /// Save states serialise every field (borsh), the latches, delays and open-bus decay times
 /// included; any change to the fields changes the console's state format version.
@@ -208,6 +218,10 @@ pub struct Ppu {
     /// console's revision).
     #[borsh(skip)]
     revision: PpuRevision,
+    /// Which chip's frame layout this is, and its numbers: part of the console, not of its
+    /// state (a decoded state has the 2C02's until the console sets its model).
+    #[borsh(skip)]
+    layout: FrameLayout,
 
     // --- Registers ---
     ctrl: u8,
@@ -289,7 +303,8 @@ pub struct Ppu {
 
 /// A park in progress (see [`Ppu::park`]). Save states carry it; a state's values are checked
 /// against the bounds `park` itself keeps, so a crafted state cannot hold the PPU for longer
-/// than a real park does.
+/// than a real park does: as it is decoded against the longest frame of any model, and by
+/// [`Ppu::validate_state`] against the console's model.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, BorshSerialize)]
 struct Park {
     /// Parked frames still to complete; 0 while the PPU runs.
@@ -310,7 +325,7 @@ impl BorshDeserialize for Park {
         let valid = if frames == 0 {
             dots == 0
         } else {
-            frames <= Park::MAX_FRAMES && (1..=DOTS_PER_FRAME).contains(&dots)
+            frames <= Park::MAX_FRAMES && (1..=PpuModel::MAX_DOTS_PER_FRAME).contains(&dots)
         };
         if !valid {
             return Err(borsh::io::Error::new(
@@ -369,6 +384,7 @@ impl fmt::Debug for Ppu {
             .field("dot", &self.dot)
             .field("odd_frame", &self.odd_frame)
             .field("frames_completed", &self.frames_completed)
+            .field("model", &self.layout.model)
             .field("ctrl", &format_args!("{:#04x}", self.ctrl))
             .field("mask", &format_args!("{:#04x}", self.mask))
             .field("vblank", &self.vblank)
@@ -401,6 +417,7 @@ impl Ppu {
             park: Park::default(),
             frame_timing: FrameTiming::HARDWARE,
             revision: PpuRevision::G,
+            layout: FrameLayout::default(),
             ctrl: 0,
             mask: 0,
             rendering_enabled: false,
@@ -472,8 +489,9 @@ impl Ppu {
     /// Parks the PPU where frames end (the start of the post-render line, or earlier: see
     /// [`FrameTiming::frame_end_lead`]) for `frames` whole frames: it renders nothing and never
     /// sets VBlank (so raises no NMI), while its registers and memory work as they do there.
-    /// Each parked frame completes after [`DOTS_PER_FRAME`] dots; after the last one the PPU
-    /// runs on from there, starting its next frame.
+    /// Each parked frame completes after the model's dots per frame ([`Ppu::dots_per_frame`]:
+    /// no dot is skipped); after the last one the PPU runs on from there, starting its next
+    /// frame.
     ///
     /// This is not something a 2C02 does: it is FCEUX's start-up. FCEUX's PPU stays inactive
     /// for two frames after power-on and reset (its source calls it "ppudead") and starts each
@@ -514,12 +532,10 @@ impl Ppu {
         self.oam_addr = 0;
         self.park = Park {
             frames: frames.min(Park::MAX_FRAMES),
-            dots: DOTS_PER_FRAME.saturating_sub(credited).max(1),
+            dots: self.layout.dots_per_frame.saturating_sub(credited).max(1),
         };
     }
 
-    /// How frames line up with the console's timeline (see [`FrameTiming`]; a 2C02's unless
-    /// changed).
     /// Which 2C02 revision this PPU behaves as (see [`PpuRevision`]).
     pub fn set_revision(&mut self, revision: PpuRevision) {
         self.revision = revision;
@@ -529,6 +545,62 @@ impl Ppu {
         self.revision
     }
 
+    /// Which chip's frame layout the PPU has (see [`PpuModel`]; a 2C02's unless changed). A
+    /// console setting, not part of save states: set it right after [`Ppu::new`], and on a
+    /// decoded state before [`Ppu::validate_state`]. Changing it mid-frame keeps the PPU
+    /// consistent but is no hardware event: a position past the new frame moves to the start
+    /// of its pre-render line, and a park longer than the new frame is cut to one.
+    pub fn set_model(&mut self, model: PpuModel) {
+        let layout = FrameLayout::of(model);
+        if layout == self.layout {
+            return;
+        }
+        self.layout = layout;
+        if self.scanline > layout.pre_render_scanline {
+            self.scanline = layout.pre_render_scanline;
+            self.dot = 0;
+            self.evaluation_cursor = 1;
+        }
+        if !layout.skips_odd_frame_dot {
+            self.skip_idle_dot = false;
+        }
+        if let Some((line, _)) = self.sprite_line.frozen_at {
+            if line > layout.pre_render_scanline {
+                self.sprite_line.frozen_at = Some((0, 0));
+            }
+        }
+        self.park.dots = self.park.dots.min(layout.dots_per_frame);
+        // The emphasis bits follow the latest `$2001` write (see `apply_output_bits`).
+        let latest = if self.delays.mask != 0 {
+            self.pending_mask
+        } else {
+            self.mask
+        };
+        self.emphasis_bits =
+            registers::DecodedMask::of(latest, layout.swaps_red_green_emphasis).emphasis_bits;
+        self.refresh_colour_cache();
+    }
+
+    /// Sets the model of a PPU just decoded from a save state (which does not carry it),
+    /// before [`Ppu::validate_state`]: unlike [`Ppu::set_model`] nothing is adjusted to fit,
+    /// so a state outside the model's frame is refused rather than repaired.
+    pub fn set_decoded_model(&mut self, model: PpuModel) {
+        self.layout = FrameLayout::of(model);
+    }
+
+    pub fn model(&self) -> PpuModel {
+        self.layout.model
+    }
+
+    /// Dots in one of the model's frames when no dot is skipped (see
+    /// [`PpuModel::dots_per_frame`]).
+    #[inline]
+    pub fn dots_per_frame(&self) -> u32 {
+        self.layout.dots_per_frame
+    }
+
+    /// How frames line up with the console's timeline (see [`FrameTiming`]; a 2C02's unless
+    /// changed).
     pub fn set_frame_timing(&mut self, timing: FrameTiming) {
         self.frame_timing = FrameTiming {
             frame_end_lead: timing.frame_end_lead.min(FrameTiming::MAX_LEAD),
@@ -539,10 +611,16 @@ impl Ppu {
     /// Checks a PPU decoded from a save state before a console accepts it: the position is a
     /// dot of the frame, every counter, index and address lies in the range the chip can
     /// reach, and the values cached from others (the decoded `$2001`, the colour cache) agree
-    /// with them. Err names the first field out of range. (The park and the frame timing are
-    /// checked as they are decoded.) Loading only: the running PPU never needs it.
+    /// with them. Err names the first field out of range. (The frame timing is checked as it
+    /// is decoded, the park too, against the longest frame of any model.) The frame's extent
+    /// is the current model's ([`Ppu::set_model`]), which a decoded state does not carry: set
+    /// it first. Loading only: the running PPU never needs it.
     pub fn validate_state(&self) -> Result<(), String> {
-        check_range("PPU scanline", self.scanline, 0..=PRE_RENDER_SCANLINE)?;
+        check_range(
+            "PPU scanline",
+            self.scanline,
+            0..=self.layout.pre_render_scanline,
+        )?;
         check_range("PPU dot", self.dot, 0..=DOTS_PER_SCANLINE - 1)?;
         check_range(
             "PPU frames completed",
@@ -556,9 +634,11 @@ impl Ppu {
         } else {
             self.mask
         };
+        let swaps_emphasis = self.layout.swaps_red_green_emphasis;
         let expected = registers::DecodedMask {
-            rendering_enabled: registers::DecodedMask::of(self.mask).rendering_enabled,
-            ..registers::DecodedMask::of(latest)
+            rendering_enabled: registers::DecodedMask::of(self.mask, swaps_emphasis)
+                .rendering_enabled,
+            ..registers::DecodedMask::of(latest, swaps_emphasis)
         };
         if self.decoded_mask() != expected {
             return Err(format!(
@@ -575,6 +655,13 @@ impl Ppu {
         if self.colour_cache != self.colour_cache_values() {
             return Err("PPU colour cache does not match palette RAM and $2001".to_string());
         }
+        if self.park.frames > 0 {
+            check_range(
+                "PPU parked frame dots",
+                self.park.dots,
+                1..=self.layout.dots_per_frame,
+            )?;
+        }
         check_range("PPU pending VRAM address", self.pending_v, 0..=0x7FFF)?;
         self.delays.validate_state()?;
         self.scroll.validate_state()?;
@@ -586,7 +673,8 @@ impl Ppu {
             1..=DOTS_PER_SCANLINE - 1,
         )?;
         check_range("PPU pixel x", self.pixel_x, 0..=FRAME_WIDTH as u16)?;
-        self.sprite_line.validate_state()
+        self.sprite_line
+            .validate_state_within(self.layout.pre_render_scanline)
     }
 
     /// Whether the PPU is parked (see [`Ppu::park`]).
@@ -605,7 +693,7 @@ impl Ppu {
                 self.frames_completed += 1;
                 self.park.frames -= 1;
                 self.park.dots = if self.park.frames > 0 {
-                    DOTS_PER_FRAME
+                    self.layout.dots_per_frame
                 } else {
                     0
                 };
@@ -661,7 +749,8 @@ impl Ppu {
     }
 
     /// Dots until the next frame end at the frame-end lead's dot: exact within the frame,
-    /// and assuming the odd-frame dot skip across the end of one (early, never late).
+    /// and assuming the odd-frame dot skip across the end of one where the model has it
+    /// (early, never late).
     fn dots_until_frame_end(&self) -> u32 {
         let now = u32::from(self.scanline) * u32::from(DOTS_PER_SCANLINE) + u32::from(self.dot);
         let end = u32::from(POST_RENDER_SCANLINE) * u32::from(DOTS_PER_SCANLINE)
@@ -669,7 +758,9 @@ impl Ppu {
         if now < end {
             end - now
         } else {
-            (end + DOTS_PER_FRAME - now).saturating_sub(1).max(1)
+            (end + self.layout.dots_per_frame - now)
+                .saturating_sub(u32::from(self.layout.skips_odd_frame_dot))
+                .max(1)
         }
     }
 
@@ -692,13 +783,13 @@ impl Ppu {
     }
 
     /// How many dots can run before something the CPU side observes without touching a PPU
-    /// register may change: the NMI output (VBlank set on scanline 241 dot 1, cleared on the
-    /// pre-render line's dot 1) or a frame completing (scanline 240 reached). At least 1; may
-    /// be one short of the truth (an odd frame's skipped dot), never long. Between two such
+    /// register may change: the NMI output (VBlank set on dot 1 of the model's VBlank line,
+    /// 241 on a 2C02, cleared on the pre-render line's dot 1) or a frame completing (scanline
+    /// 240 reached). At least 1; may be one short of the truth (a 2C02's odd frame's skipped
+    /// dot), never long. Between two such
     /// events the PPU is observable only through its registers, whose accesses catch it up
     /// first, so a console may run it in one batch of this many dots.
     pub fn dots_until_event(&self) -> u32 {
-        const FRAME_DOTS: u32 = DOTS_PER_FRAME;
         if self.park.frames > 0 {
             // A parked frame's end is the only event while parked.
             return self.park.dots;
@@ -707,26 +798,31 @@ impl Ppu {
             u32::from(scanline) * u32::from(DOTS_PER_SCANLINE) + u32::from(dot)
         };
         let now = index(self.scanline, self.dot);
+        let layout = &self.layout;
+        // Across the end of the frame: assume the idle dot is skipped where the model may
+        // skip it (early is safe).
+        let frame_dots = layout.dots_per_frame - u32::from(layout.skips_odd_frame_dot);
         // Positions reached right after the events' dots.
         [
             index(POST_RENDER_SCANLINE, 0) - u32::from(self.frame_timing.frame_end_lead),
-            index(VBLANK_SCANLINE, 2),
-            index(PRE_RENDER_SCANLINE, 2),
+            index(layout.vblank_scanline, 2),
+            index(layout.pre_render_scanline, 2),
         ]
         .into_iter()
         .map(|target| {
             if target > now {
                 target - now
             } else {
-                // Across the end of the frame: assume the idle dot is skipped (early is safe).
-                (target + FRAME_DOTS - now).saturating_sub(1).max(1)
+                (target + frame_dots - now).max(1)
             }
         })
         .min()
         .unwrap_or(1)
     }
 
-    /// Scanline of the next dot: 0-239 visible, 240 post-render, 241-260 VBlank, 261 pre-render.
+    /// Scanline of the next dot: 0-239 visible, 240 post-render, then on a 2C02 241-260
+    /// VBlank and 261 pre-render (2C07: 241-310 VBlank, 311 pre-render; UA6538: 240-290
+    /// post-render, 291-310 VBlank, 311 pre-render).
     #[inline]
     pub fn scanline(&self) -> u16 {
         self.scanline
@@ -745,14 +841,16 @@ impl Ppu {
         self.frames_completed
     }
 
-    /// Whether the current frame is an odd one (the one whose pre-render line may be a dot short).
+    /// Whether the current frame is an odd one (the one whose pre-render line may be a dot
+    /// short, on a 2C02).
     #[inline]
     pub fn odd_frame(&self) -> bool {
         self.odd_frame
     }
 
     /// 256x240 pixels in raster order; each is a 6-bit palette value (after greyscale) with
-    /// the three emphasis bits of `$2001` in bits 6-8.
+    /// the three emphasis bits of `$2001` in bits 6-8: red, green, blue, as a 2C02's `$2001`
+    /// bits 5-7 (a 2C07's or UA6538's red and green bits are swapped into this order).
     ///
     /// Pixels are written a tile (8 dots) at a time, and up to the present on every register
     /// access, so mid-line the last few pixels may not be stored yet; at scanline 240 the
@@ -804,7 +902,8 @@ impl Ppu {
     #[inline]
     pub(crate) fn rendering_active(&self) -> bool {
         self.rendering_enabled
-            && (self.scanline < POST_RENDER_SCANLINE || self.scanline == PRE_RENDER_SCANLINE)
+            && (self.scanline < POST_RENDER_SCANLINE
+                || self.scanline == self.layout.pre_render_scanline)
     }
 }
 
@@ -965,6 +1064,124 @@ mod catch_up_tests {
             assert!(changes > 8, "the walk saw {changes} changes");
         }
     }
+    /// Every model and timing, dot by dot over a park (FCEUX timing) and then two frames, NMI
+    /// and rendering on: no observable change comes sooner than `dots_until_event` said at
+    /// any dot before it.
+    #[test]
+    fn dots_until_event_is_a_lower_bound_on_every_model() {
+        use crate::{FrameTiming, PpuModel};
+        for model in [PpuModel::Rp2c02, PpuModel::Rp2c07, PpuModel::Ua6538] {
+            for timing in [FrameTiming::HARDWARE, FrameTiming::FCEUX] {
+                let mut ppu = Ppu::new();
+                ppu.set_model(model);
+                ppu.set_frame_timing(timing);
+                ppu.set_warmup(false);
+                let mut bus = FlatBus::new();
+                let parked = if timing == FrameTiming::FCEUX { 2 } else { 0 };
+                ppu.park(parked);
+                ppu.write_register(0x2000, 0x80, &mut bus);
+                ppu.write_register(0x2001, 0x18, &mut bus);
+                let total = u64::from(model.dots_per_frame()) * (u64::from(parked) + 2) + 500;
+                let mut before = observable(&ppu);
+                // The earliest dot count at which a change may come.
+                let mut limit = u64::from(ppu.dots_until_event());
+                let mut changes = 0;
+                for dots in 1..=total {
+                    ppu.run_dots(1, &mut bus);
+                    let now = observable(&ppu);
+                    let bound = u64::from(ppu.dots_until_event());
+                    assert!(bound >= 1);
+                    if now != before {
+                        assert!(
+                            dots >= limit,
+                            "{model:?} {timing:?}: a change {} dots early at ({}, {})",
+                            limit - dots,
+                            ppu.scanline(),
+                            ppu.dot()
+                        );
+                        changes += 1;
+                        before = now;
+                        limit = dots + bound;
+                    } else {
+                        limit = limit.max(dots + bound);
+                    }
+                }
+                // Each running frame: VBlank up, VBlank down, the frame's end; each parked
+                // frame its end.
+                assert!(
+                    changes >= 6 + usize::from(parked),
+                    "{model:?} {timing:?}: {changes} changes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn batched_dots_match_single_dots_on_every_model() {
+        use crate::{FrameTiming, PpuModel};
+        for model in [PpuModel::Rp2c07, PpuModel::Ua6538] {
+            for timing in [FrameTiming::HARDWARE, FrameTiming::FCEUX] {
+                let mut memory = FlatBus::new();
+                let mut seed = 31u32;
+                for byte in memory.memory.iter_mut() {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    *byte = (seed >> 16) as u8;
+                }
+                let mut single_bus = FlatBus::new();
+                single_bus.memory = memory.memory.clone();
+                let mut batched_bus = FlatBus::new();
+                batched_bus.memory = memory.memory.clone();
+                let mut single = Ppu::new();
+                let mut batched = Ppu::new();
+                for (ppu, bus) in [
+                    (&mut single, &mut single_bus),
+                    (&mut batched, &mut batched_bus),
+                ] {
+                    ppu.set_model(model);
+                    ppu.set_frame_timing(timing);
+                    ppu.run_dots(120_000, bus);
+                    ppu.write_register(0x2003, 0, bus);
+                    for index in 0..=255u8 {
+                        ppu.write_register(0x2004, index.wrapping_mul(73) ^ (index >> 2), bus);
+                    }
+                    ppu.write_register(0x2001, 0x3E, bus);
+                    ppu.write_register(0x2000, 0xB0, bus);
+                    bus.record_reads = true;
+                }
+                for round in 0..300u32 {
+                    let dots = 37 + round * 997 % 4000;
+                    if round % 9 == 4 {
+                        let mask = if round % 2 == 0 { 0x1E } else { 0x00 };
+                        for (ppu, bus) in [
+                            (&mut single, &mut single_bus),
+                            (&mut batched, &mut batched_bus),
+                        ] {
+                            ppu.write_register(0x2001, mask, bus);
+                        }
+                    }
+                    for _ in 0..dots {
+                        // The reference: every dot on its own (`tick` knows no frame-end
+                        // lead, so FCEUX's timing goes through single-dot `run_dots`).
+                        if timing == FrameTiming::HARDWARE {
+                            single.tick(&mut single_bus);
+                        } else {
+                            single.run_dots(1, &mut single_bus);
+                        }
+                    }
+                    batched.run_dots(dots, &mut batched_bus);
+                    assert_eq!(
+                        borsh::to_vec(&single).unwrap(),
+                        borsh::to_vec(&batched).unwrap(),
+                        "{model:?} {timing:?} round {round}: states differ"
+                    );
+                }
+                assert_eq!(single_bus.reads, batched_bus.reads, "{model:?}");
+                assert_eq!(single_bus.read_dots, batched_bus.read_dots, "{model:?}");
+                assert!(batched.frames_completed() >= 6);
+                assert_eq!(batched.validate_state(), Ok(()));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1065,6 +1282,58 @@ mod state_validation_tests {
             |p| p.pixel_x = 300,
             "PPU pixel x 300 is out of range 0..=256",
         );
+    }
+
+    #[test]
+    fn the_scanline_range_is_the_models() {
+        use crate::PpuModel;
+        let (mut ppu, mut bus) = busy();
+        ppu.set_model(PpuModel::Rp2c07);
+        ppu.run_dots(150_000, &mut bus);
+        assert_eq!(ppu.validate_state(), Ok(()));
+        ppu.scanline = 311;
+        assert_eq!(ppu.validate_state(), Ok(()));
+        ppu.scanline = 312;
+        assert_eq!(
+            ppu.validate_state(),
+            Err("PPU scanline 312 is out of range 0..=311".to_string())
+        );
+        ppu.scanline = 300;
+        ppu.sprite_line.frozen_at = Some((311, 0));
+        assert_eq!(ppu.validate_state(), Ok(()));
+        ppu.sprite_line.frozen_at = Some((312, 0));
+        assert_eq!(
+            ppu.validate_state(),
+            Err("PPU sprite units' frozen scanline 312 is out of range 0..=311".to_string())
+        );
+        // The same PPU as a 2C02 (set_model moves it onto the 2C02's frame).
+        let (mut ppu, _) = busy();
+        ppu.scanline = 262;
+        assert_eq!(
+            ppu.validate_state(),
+            Err("PPU scanline 262 is out of range 0..=261".to_string())
+        );
+        ppu.scanline = 261;
+        assert_eq!(ppu.validate_state(), Ok(()));
+    }
+
+    #[test]
+    fn parks_longer_than_the_models_frame_are_refused() {
+        use crate::PpuModel;
+        let mut ppu = Ppu::new();
+        ppu.set_model(PpuModel::Rp2c07);
+        ppu.park(2);
+        assert_eq!(ppu.park.dots, PpuModel::Rp2c07.dots_per_frame());
+        // Decoded against the longest frame of any model...
+        let back: Ppu = borsh::from_slice(&borsh::to_vec(&ppu).unwrap()).unwrap();
+        // ...and checked against the console's model.
+        assert_eq!(
+            back.validate_state(),
+            Err("PPU parked frame dots 106392 is out of range 1..=89342".to_string())
+        );
+        let mut back = back;
+        back.set_model(PpuModel::Rp2c07);
+        assert_eq!(back.validate_state(), Ok(()));
     }
 
     #[test]

@@ -1,9 +1,6 @@
 //! CPU-visible registers `$2000-$2007` and the PPU's own open bus (the "I/O latch").
 
-use crate::{
-    ctrl, mask, palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE,
-    PRE_RENDER_SCANLINE, VBLANK_SCANLINE,
-};
+use crate::{ctrl, mask, palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Frames after its last refresh with a 1 that a latch bit decays to 0. Hardware takes about
@@ -78,7 +75,10 @@ pub(crate) struct DecodedMask {
 }
 
 impl DecodedMask {
-    pub(crate) fn of(value: u8) -> DecodedMask {
+    /// `value` decoded; `swaps_red_green_emphasis` (a 2C07 or UA6538: see
+    /// [`PpuModel::swaps_red_green_emphasis`](crate::PpuModel::swaps_red_green_emphasis))
+    /// puts its bit 5 (green there) and bit 6 (red) into the 2C02's order.
+    pub(crate) fn of(value: u8, swaps_red_green_emphasis: bool) -> DecodedMask {
         let first_visible_x = |enable: u8, left: u8| match (value & enable != 0, value & left != 0)
         {
             (false, _) => 256,
@@ -94,9 +94,23 @@ impl DecodedMask {
             } else {
                 0x3F
             },
-            emphasis_bits: u16::from(value >> 5) << 6,
+            emphasis_bits: emphasis_bits(value, swaps_red_green_emphasis),
         }
     }
+}
+
+/// The emphasis bits of `$2001` value `value` as frame-buffer pixels carry them (bits 6-8:
+/// red, green, blue in a 2C02's order), from a PPU whose bits 5 and 6 are green and red when
+/// `swaps_red_green_emphasis`.
+#[inline]
+fn emphasis_bits(value: u8, swaps_red_green_emphasis: bool) -> u16 {
+    let bits = value >> 5;
+    let bits = if swaps_red_green_emphasis {
+        (bits & 0b100) | ((bits & 0b001) << 1) | ((bits & 0b010) >> 1)
+    } else {
+        bits
+    };
+    u16::from(bits) << 6
 }
 
 impl Ppu {
@@ -109,7 +123,7 @@ impl Ppu {
                 let value = self.status_value();
                 // Reading on the dot VBlank is set: the read sees it clear and the set never
                 // happens this frame, so neither does the NMI.
-                if self.scanline == VBLANK_SCANLINE
+                if self.scanline == self.layout.vblank_scanline
                     && self.dot == 1
                     && self.frame_timing.vblank_read_race
                 {
@@ -230,7 +244,9 @@ impl Ppu {
                 self.thaw_sprite_units();
             } else {
                 self.freeze_sprite_units();
-                if self.scanline < POST_RENDER_SCANLINE || self.scanline == PRE_RENDER_SCANLINE {
+                if self.scanline < POST_RENDER_SCANLINE
+                    || self.scanline == self.layout.pre_render_scanline
+                {
                     self.mark_oam_corruption(self.dot);
                 }
             }
@@ -288,7 +304,7 @@ impl Ppu {
     /// rendering), while the fetches, shifters and evaluation that rendering enable drives
     /// wait for `MASK_WRITE_DELAY_DOTS` (AccuracyCoin "BG Serial In" fails with less).
     fn apply_output_bits(&mut self, value: u8) {
-        let decoded = DecodedMask::of(value);
+        let decoded = DecodedMask::of(value, self.layout.swaps_red_green_emphasis);
         self.background_min_x = decoded.background_min_x;
         self.sprite_min_x = decoded.sprite_min_x;
         if (decoded.colour_mask, decoded.emphasis_bits) == (self.colour_mask, self.emphasis_bits) {
@@ -322,7 +338,7 @@ impl Ppu {
             sprite_min_x: self.sprite_min_x,
             colour_mask: self.colour_mask,
             emphasis_bits: self.emphasis_bits,
-        } = DecodedMask::of(value);
+        } = DecodedMask::of(value, self.layout.swaps_red_green_emphasis);
         self.refresh_colour_cache();
     }
 
@@ -344,7 +360,8 @@ impl Ppu {
     /// (AccuracyCoin "$2002 flag timing"): a read just before pre-render dot 1 already sees
     /// them cleared while VBlank still reads set.
     fn status_value(&self) -> u8 {
-        let sprite_flags_clearing = self.scanline == PRE_RENDER_SCANLINE && self.dot == 1;
+        let sprite_flags_clearing =
+            self.scanline == self.layout.pre_render_scanline && self.dot == 1;
         let sprite_flags = if sprite_flags_clearing {
             0
         } else {

@@ -4,7 +4,6 @@
 use crate::sprites::{SPRITE_BEHIND_BACKGROUND, SPRITE_PALETTE_INDEX, SPRITE_ZERO};
 use crate::{
     mask, palette_ram_index, Ppu, PpuBus, DOTS_PER_SCANLINE, FRAME_WIDTH, POST_RENDER_SCANLINE,
-    PRE_RENDER_SCANLINE, SCANLINES_PER_FRAME, VBLANK_SCANLINE,
 };
 
 /// The pre-render dot at whose start `$2001` is sampled for the odd-frame skip. `$2001` changes
@@ -127,9 +126,9 @@ impl Ppu {
             } else {
                 self.idle_visible_dot();
             }
-        } else if line == PRE_RENDER_SCANLINE {
+        } else if line == self.layout.pre_render_scanline {
             self.pre_render_dot(bus);
-        } else if line == VBLANK_SCANLINE && self.dot == 1 {
+        } else if line == self.layout.vblank_scanline && self.dot == 1 {
             // A $2002 read on this very dot (before it) cancels the set for this frame.
             self.vblank = !self.vblank_suppressed;
             self.vblank_suppressed = false;
@@ -150,7 +149,7 @@ impl Ppu {
             return false;
         }
         let visible = self.scanline < POST_RENDER_SCANLINE;
-        if !visible && self.scanline != PRE_RENDER_SCANLINE {
+        if !visible && self.scanline != self.layout.pre_render_scanline {
             return false;
         }
         match self.dot {
@@ -414,8 +413,8 @@ impl Ppu {
         bus.address_changed(self.scroll.v & 0x3FFF);
     }
 
-    /// A pre-render line dot: the status flags clear at dot 1, the odd-frame skip is decided
-    /// at dot 338, and with rendering on it fetches like a visible line.
+    /// A pre-render line dot: the status flags clear at dot 1, the odd-frame skip (a 2C02's)
+    /// is decided at dot 338, and with rendering on it fetches like a visible line.
     #[inline(always)]
     fn pre_render_dot<B: PpuBus>(&mut self, bus: &mut B) {
         if self.dot == 1 {
@@ -438,7 +437,8 @@ impl Ppu {
             } else {
                 self.mask
             };
-            self.skip_idle_dot = self.odd_frame
+            self.skip_idle_dot = self.layout.skips_odd_frame_dot
+                && self.odd_frame
                 && (latest_mask & mask::RENDERING != 0
                     || self.frame_timing.odd_frames_always_short);
         }
@@ -450,10 +450,10 @@ impl Ppu {
     }
 
     /// Runs up to `dots` dots at once where they do nothing but count, or output one colour:
-    /// the post-render and VBlank lines (but the VBlank flag's dot, 241/1), and a visible
-    /// line with rendering off (the backdrop, or the palette entry v points at, is constant
-    /// as long as no register access intervenes, and none does inside a batch). Stops at the
-    /// end of a line. Returns the dots run (0 = none: the next dot needs `tick`).
+    /// the post-render and VBlank lines (but the VBlank flag's dot, 241/1 on a 2C02), and a
+    /// visible line with rendering off (the backdrop, or the palette entry v points at, is
+    /// constant as long as no register access intervenes, and none does inside a batch).
+    /// Stops at the end of a line. Returns the dots run (0 = none: the next dot needs `tick`).
     #[inline]
     pub(crate) fn run_blank_dots<B: PpuBus>(&mut self, dots: u32, bus: &mut B) -> u32 {
         if self.delays.any() {
@@ -471,9 +471,11 @@ impl Ppu {
                 self.blanked_dot_339();
             }
             end
-        } else if line == PRE_RENDER_SCANLINE || (line == VBLANK_SCANLINE && dot <= 1) {
+        } else if line == self.layout.pre_render_scanline
+            || (line == self.layout.vblank_scanline && dot <= 1)
+        {
             // The pre-render line's dots 1 and 338-339 and the VBlank flag's dot: per dot.
-            if line != VBLANK_SCANLINE || dot == 1 {
+            if line != self.layout.vblank_scanline || dot == 1 {
                 return 0;
             }
             // Dot 0 of the VBlank line, just before the flag is set.
@@ -507,7 +509,7 @@ impl Ppu {
         }
     }
 
-    /// Moves the (scanline, dot) counters on by one, with the odd-frame skip.
+    /// Moves the (scanline, dot) counters on by one, with the odd-frame skip (a 2C02's).
     #[inline(always)]
     fn advance(&mut self) {
         if self.dot < 340 {
@@ -520,9 +522,10 @@ impl Ppu {
     fn next_scanline(&mut self) {
         self.dot = 0;
         self.evaluation_cursor = 1;
-        if self.scanline == PRE_RENDER_SCANLINE && self.skip_idle_dot {
-            // Odd frames with rendering enabled are one dot short: the idle dot (0, 0) is
-            // skipped (see ODD_FRAME_SKIP_SAMPLE_DOT for when rendering is sampled).
+        if self.scanline == self.layout.pre_render_scanline && self.skip_idle_dot {
+            // A 2C02's odd frames with rendering enabled are one dot short: the idle dot
+            // (0, 0) is skipped (see ODD_FRAME_SKIP_SAMPLE_DOT for when rendering is sampled).
+            // `skip_idle_dot` is only ever set on a model that skips.
             self.skip_idle_dot = false;
             self.dot = 1;
             if self.rendering_enabled {
@@ -535,7 +538,7 @@ impl Ppu {
             if self.frame_timing.frame_end_lead == 0 {
                 self.frames_completed += 1;
             }
-        } else if self.scanline == SCANLINES_PER_FRAME {
+        } else if self.scanline == self.layout.scanlines_per_frame {
             self.scanline = 0;
             self.odd_frame = !self.odd_frame;
         }

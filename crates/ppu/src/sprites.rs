@@ -5,9 +5,7 @@
 //! 256-entry line buffer as each one's high pattern byte arrives, lower OAM index first and
 //! never over an opaque pixel (the first opaque sprite wins, whatever its priority bit).
 
-use crate::{
-    check_range, ctrl, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE, SCANLINES_PER_FRAME,
-};
+use crate::{check_range, ctrl, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Line-buffer cell flags. A cell is 0 when no sprite covers the pixel; otherwise bits 0-4
@@ -109,11 +107,18 @@ impl Default for SpriteLine {
 }
 
 impl SpriteLine {
+    /// `validate_state_within` a 2C02's frame.
+    #[cfg(test)]
+    pub(crate) fn validate_state(&self) -> Result<(), String> {
+        self.validate_state_within(crate::PRE_RENDER_SCANLINE)
+    }
+
     /// Checks a sprite line decoded from a save state (see `Ppu::validate_state`): the
     /// pattern address is a pattern table address, each unit's counter was loaded from an X
     /// byte and its shifters sent out at most their 8 pixels (`8 - shifted` and the shifts
-    /// by it assume so), and the pixel positions lie on a line.
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    /// by it assume so), and the pixel positions lie on a line, the frozen line in a frame
+    /// whose last (pre-render) line is `last_scanline`.
+    pub(crate) fn validate_state_within(&self, last_scanline: u16) -> Result<(), String> {
         check_range("PPU sprite pattern address", self.pattern_addr, 0..=0x1FFF)?;
         for (slot, unit) in self.units.iter().enumerate() {
             check_range(
@@ -130,11 +135,7 @@ impl SpriteLine {
         let width = FRAME_WIDTH as u16;
         check_range("PPU sprite units' pixel x", self.units_x, 0..=width)?;
         if let Some((line, x)) = self.frozen_at {
-            check_range(
-                "PPU sprite units' frozen scanline",
-                line,
-                0..=SCANLINES_PER_FRAME - 1,
-            )?;
+            check_range("PPU sprite units' frozen scanline", line, 0..=last_scanline)?;
             check_range("PPU sprite units' frozen pixel x", x, 0..=width)?;
         }
         Ok(())
@@ -187,7 +188,8 @@ impl Ppu {
 
     /// The fetch unit compares Y against the current line again: a slot whose row falls
     /// outside the sprite gets a transparent pattern. This matters on the pre-render line
-    /// (line 261 compares as 5), where stale slots are fetched: a sprite left from line 239
+    /// (a 2C02's line 261 compares as 5, by its low 8 bits; a 2C07's or UA6538's 311 is taken
+    /// to compare as 55 the same way), where stale slots are fetched: a sprite left from line 239
     /// is not drawn on line 0, one with Y near 0 is.
     fn slot_in_range(&self, base: usize) -> bool {
         let height: u8 = if self.ctrl & ctrl::SPRITE_8X16 != 0 {
@@ -410,7 +412,7 @@ impl Ppu {
 
     /// The scanline after the current one.
     fn next_line(&self) -> u16 {
-        if self.scanline + 1 >= SCANLINES_PER_FRAME {
+        if self.scanline + 1 >= self.layout.scanlines_per_frame {
             0
         } else {
             self.scanline + 1

@@ -55,7 +55,7 @@ impl PpuBus for FlatBus {
 
 /// Ticks until the next dot to execute is (`scanline`, `dot`); at most two frames.
 pub(crate) fn run_to(ppu: &mut Ppu, bus: &mut FlatBus, scanline: u16, dot: u16) {
-    for _ in 0..2 * 341 * 262 {
+    for _ in 0..2 * ppu.dots_per_frame() {
         if ppu.scanline() == scanline && ppu.dot() == dot {
             return;
         }

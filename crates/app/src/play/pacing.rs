@@ -1,9 +1,9 @@
 //! Timing: when to run the next emulated frame, and how to keep the audio queue at its target
 //! without crackles (queue empty) or growing latency (queue overfull).
 //!
-//! The audio device's clock is the master: the console runs at exactly 60.0988 frames per
-//! second *of audio time*, so a frame's worth of sound (sample rate / 60.0988 samples) is made
-//! in the time the device takes to play it, and sound neither runs dry nor piles up. The
+//! The audio device's clock is the master: the console runs at exactly its frame rate (60.0988
+//! frames per second on NTSC, 50.007 on PAL and Dendy) *of audio time*, so a frame's worth of
+//! sound (sample rate / frame rate samples) is made in the time the device takes to play it, and sound neither runs dry nor piles up. The
 //! device's clock never quite agrees with the computer's (sound-card crystals are off by up to
 //! a few tenths of a percent), so:
 //!
@@ -23,7 +23,9 @@ use std::time::{Duration, Instant};
 
 /// The NTSC console's frame rate: a 21.477272 MHz master clock, 4 master cycles per PPU dot,
 /// and 341 x 262 - 0.5 dots per frame (the skipped dot of odd frames) = 39375000 / 655171.
-pub const NES_FRAME_RATE: f64 = 39_375_000.0 / 655_171.0;
+/// Other regions pace at their own rate (`nes::Region::frame_rate_hz`: PAL 50.007).
+#[cfg(test)]
+const NES_FRAME_RATE: f64 = 39_375_000.0 / 655_171.0;
 
 /// How fast emulation runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,6 +58,8 @@ const MAX_FRAMES_BEHIND: u32 = 4;
 /// Decides when frames run.
 #[derive(Debug, Clone)]
 pub struct FramePacer {
+    /// The console's frames per second at normal speed.
+    frame_rate: f64,
     speed: Speed,
     /// Audio-device seconds per steady-clock second ([`AudioClock::speed`]); 1.0 without audio.
     clock_speed: f64,
@@ -64,12 +68,19 @@ pub struct FramePacer {
 }
 
 impl FramePacer {
-    pub fn new(now: Instant) -> FramePacer {
+    /// A pacer for a console of `frame_rate` frames per second.
+    pub fn new(now: Instant, frame_rate: f64) -> FramePacer {
         FramePacer {
+            frame_rate,
             speed: Speed::Throttled(1.0),
             clock_speed: 1.0,
             next_frame: now,
         }
+    }
+
+    /// Pace a console of `frame_rate` frames per second from now on (another ROM's region).
+    pub fn set_frame_rate(&mut self, frame_rate: f64) {
+        self.frame_rate = frame_rate;
     }
 
     /// Follow the audio device's clock: frames run `clock_speed` times as fast as the steady
@@ -96,7 +107,7 @@ impl FramePacer {
     pub fn period(&self) -> Option<Duration> {
         match self.speed {
             Speed::Throttled(multiplier) => Some(Duration::from_secs_f64(
-                1.0 / (NES_FRAME_RATE * multiplier * self.clock_speed),
+                1.0 / (self.frame_rate * multiplier * self.clock_speed),
             )),
             Speed::Unthrottled => None,
         }
@@ -312,7 +323,7 @@ mod tests {
     fn normal_speed_runs_60_0988_frames_a_second_whatever_the_wakeups() {
         for wakeup_hz in [60.0, 144.0, 1000.0] {
             let start = Instant::now();
-            let mut pacer = FramePacer::new(start);
+            let mut pacer = FramePacer::new(start, NES_FRAME_RATE);
             let step = Duration::from_secs_f64(1.0 / wakeup_hz);
             let frames = run_for(&mut pacer, start, step, 100.0);
             assert!(
@@ -325,7 +336,7 @@ mod tests {
     #[test]
     fn speed_multiplies_the_rate_and_unthrottled_always_runs() {
         let start = Instant::now();
-        let mut pacer = FramePacer::new(start);
+        let mut pacer = FramePacer::new(start, NES_FRAME_RATE);
         pacer.set_speed(Speed::Throttled(2.0), start);
         let frames = run_for(&mut pacer, start, Duration::from_millis(1), 10.0);
         assert!(
@@ -341,7 +352,7 @@ mod tests {
     #[test]
     fn a_stall_is_not_made_up_with_a_burst() {
         let start = Instant::now();
-        let mut pacer = FramePacer::new(start);
+        let mut pacer = FramePacer::new(start, NES_FRAME_RATE);
         assert_eq!(pacer.frames_due(start), 1);
         // A 2-frame hiccup is caught up...
         let period = pacer.period().unwrap();
@@ -382,7 +393,7 @@ mod tests {
             "measured {measured}"
         );
         // The pacer then runs 60.0988 frames per second of the device's time.
-        let mut pacer = FramePacer::new(now);
+        let mut pacer = FramePacer::new(now, NES_FRAME_RATE);
         pacer.set_clock_speed(measured);
         let frames = run_for(&mut pacer, now, Duration::from_millis(1), 100.0);
         let per_device_second = frames as f64 / (100.0 * device_speed);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nes::{Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use nes::{Palette, Region, SCREEN_HEIGHT, SCREEN_WIDTH};
 use nes_app::output::save_png;
 use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
 use winit::application::ApplicationHandler;
@@ -119,6 +119,10 @@ impl App {
         let aspect = config.video.pixel_aspect;
         let scaler = Scaler::new(config.video.scale, aspect);
         let volume = config.audio.volume;
+        let frame_rate = game
+            .as_ref()
+            .map_or(Region::Ntsc, |game| game.nes.region())
+            .frame_rate_hz();
         let mut app = App {
             input,
             gilrs: None,
@@ -139,7 +143,7 @@ impl App {
             speed_mode: SpeedMode::Normal,
             mouse: (0, 0),
             mouse_buttons: 0,
-            pacer: FramePacer::new(Instant::now()),
+            pacer: FramePacer::new(Instant::now(), frame_rate),
             paused: false,
             advance_one: false,
             fast_forward: false,
@@ -467,6 +471,7 @@ impl App {
                     audio.clear();
                 }
                 notes.push(format!("Loaded {}", game.name()));
+                self.pacer.set_frame_rate(game.nes.region().frame_rate_hz());
                 self.game = Some(game);
                 self.paused = false;
                 self.pacer.restart(Instant::now());

@@ -52,7 +52,8 @@ pub struct RomEntry {
 }
 
 impl RomEntry {
-    /// The console this entry asks for (its `cpu`, `ppu`, `ports` and `mmc3_revision` keys).
+    /// The console this entry asks for (its `region`, `cpu`, `ppu`, `ports` and
+    /// `mmc3_revision` keys).
     pub fn hardware(&self) -> Result<HardwareChoice, String> {
         fn key<T: VariantNames>(name: &str, value: &Option<String>) -> Result<Option<T>, String> {
             value
@@ -61,6 +62,7 @@ impl RomEntry {
                 .transpose()
         }
         let args = HardwareArgs {
+            region: key("region", &Some(self.region.clone()))?,
             cpu: key("cpu", &self.cpu)?,
             ppu: key("ppu", &self.ppu)?,
             ports: key("ports", &self.ports)?,
@@ -76,6 +78,9 @@ impl RomEntry {
             if let Some(value) = choice {
                 *key = Some(variant_name(value).to_string());
             }
+        }
+        if let Some(region) = choice.region {
+            self.region = variant_name(region).to_string();
         }
         replace(&mut self.cpu, choice.cpu);
         replace(&mut self.ppu, choice.ppu);

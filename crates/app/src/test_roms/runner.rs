@@ -454,7 +454,21 @@ skipped_value = 0xFF
     #[test]
     fn hardware_keys_select_the_console_and_bad_ones_are_reported() {
         let mut entry = entries()[0].clone();
-        assert_eq!(entry.hardware(), Ok(HardwareChoice::default()));
+        assert_eq!(
+            entry.hardware(),
+            Ok(HardwareChoice {
+                region: Some(nes::Region::Ntsc),
+                ..HardwareChoice::default()
+            })
+        );
+        entry.region = "pal".into();
+        assert_eq!(entry.hardware().unwrap().region, Some(nes::Region::Pal));
+        entry.region = "secam".into();
+        assert!(entry
+            .hardware()
+            .unwrap_err()
+            .contains("manifest key `region`: unknown region `secam`"));
+        entry.region = "ntsc".into();
         entry.mmc3_revision = Some("A".into());
         entry.cpu = Some("late-g".into());
         entry.ports = Some("famicom".into());

@@ -13,6 +13,13 @@
 //! requested, otherwise it decrements. Revision B (and C) then raise the IRQ whenever the counter
 //! is 0; the older revision A only when it has just become 0 (from a decrement or from a
 //! requested reload), so a latch of 0 gives a single IRQ rather than one per clock.
+//!
+//! The chain to the CPU: /IRQ follows the pending flag on the dot of the clocking A12 rise
+//! (dot 261 of each rendering line with sprites at $1000, where the first sprite slot presents
+//! its pattern address); the CPU's level detector sees it by the end of that CPU cycle, and
+//! an instruction polls at the end of its penultimate cycle, so a rise on an instruction's
+//! last cycle waits for the next one's poll. `tests/mmc3_irq.rs` checks every link against a
+//! model of these documents over thousands of IRQs on every CPU/PPU phase.
 
 use crate::header::{Mirroring, RomFormat, RomInfo};
 use crate::memory::Memory;
@@ -40,11 +47,16 @@ impl Mmc3Revision {
     }
 }
 
-/// M2 cycles A12 must stay low before a rise counts (the chip's filter). The longest low
-/// period that must *not* count is the 9 dots (3 CPU cycles) between the dummy nametable
-/// fetches at dot 337 and the third tile's pattern fetch at dot 5 of the next line, when the
-/// background uses $1000; blargg's mmc3_test_2 "4-scanline_timing" checks it. The gaps between
-/// sprite pattern fetches are shorter still (4 dots), and a line's real low period is 60+ dots.
+/// M2 cycles A12 must stay low before a rise counts (the chip's filter), counted as the CPU
+/// cycle of the rise minus the cycle of the fall. The longest low period that must *not*
+/// count is the 9 dots (3 CPU cycles) between the dummy nametable fetches at dot 337 and the
+/// third tile's pattern fetch at dot 5 of the next line, when the background uses $1000;
+/// blargg's mmc3_test_2 "4-scanline_timing" checks it (with 3 here it fails with code 12,
+/// "Scanline 239 IRQ should occur later when $2000=$10"). NESdev's "three falling edges of
+/// M2" cannot be read as falls between the two edges: 9 dots always span exactly three. The
+/// gaps between sprite pattern fetches are 4 + 8k dots and a line's real low period is 60+
+/// dots, so rendering alone never produces a gap where the count's phase matters; only
+/// `$2006`/`$2007` addresses can.
 const A12_LOW_MIN_CPU_CYCLES: u64 = 4;
 
 /// 8 KiB PRG banks the chip's six bank outputs reach: 512 KiB.
