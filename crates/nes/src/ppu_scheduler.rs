@@ -25,13 +25,13 @@ pub(crate) struct PpuMemory<'a, const TIMED: bool> {
     /// time PPU A12 (the PPU reports its dots through `dots_elapsed`, batches included). Kept
     /// only if `TIMED`.
     pub(crate) dot: u64,
-    pub(crate) clock: Clock,
+    pub(crate) clock: &'a Clock,
 }
 
 impl<const TIMED: bool> PpuMemory<'_, TIMED> {
     /// The CPU cycle of an access made on the current dot.
     #[inline(always)]
-    fn cpu_cycle(clock: Clock, dot: u64) -> u64 {
+    fn cpu_cycle(clock: &Clock, dot: u64) -> u64 {
         clock.cycle_of_dot(dot)
     }
 }
@@ -163,11 +163,11 @@ impl PpuScheduler {
     }
 
     /// The PPU's view of the cartridge at the current dot, for a register access.
-    pub(crate) fn memory<'a>(&self, cart: &'a mut Cartridge) -> PpuMemory<'a, true> {
+    pub(crate) fn memory<'a>(&'a self, cart: &'a mut Cartridge) -> PpuMemory<'a, true> {
         PpuMemory {
             cart,
             dot: self.dots_run,
-            clock: self.clock,
+            clock: &self.clock,
         }
     }
 
@@ -187,21 +187,22 @@ impl PpuScheduler {
         // Kept in step for states and boards without per-access timing; A12-timing boards
         // get each access's own cycle through `PpuMemory`.
         cart.set_cpu_cycle(cycle);
-        let dots = target.saturating_sub(self.dots_run);
-        // At most a frame's dots are ever owed (the frame end is an event).
-        let dots = u32::try_from(dots).unwrap_or(u32::MAX);
+        // Targets never go back, and at most a frame's dots are ever owed (the frame end is
+        // an event), so the count fits.
+        debug_assert!(target >= self.dots_run && target - self.dots_run <= u64::from(u32::MAX));
+        let dots = target.saturating_sub(self.dots_run) as u32;
         if cart.watches_ppu_address() {
             let mut mem = PpuMemory::<true> {
                 cart,
                 dot: self.dots_run,
-                clock: self.clock,
+                clock: &self.clock,
             };
             ppu.run_dots(dots, &mut mem);
         } else {
             let mut mem = PpuMemory::<false> {
                 cart,
                 dot: self.dots_run,
-                clock: self.clock,
+                clock: &self.clock,
             };
             ppu.run_dots(dots, &mut mem);
         }

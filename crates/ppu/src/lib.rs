@@ -799,14 +799,12 @@ impl Ppu {
         };
         let now = index(self.scanline, self.dot);
         let layout = &self.layout;
-        // Across the end of the frame: assume the idle dot is skipped where the model may
-        // skip it (early is safe).
-        let frame_dots = layout.dots_per_frame - u32::from(layout.skips_odd_frame_dot);
+        let frame_dots = layout.shortest_frame_dots;
         // Positions reached right after the events' dots.
         [
             index(POST_RENDER_SCANLINE, 0) - u32::from(self.frame_timing.frame_end_lead),
-            index(layout.vblank_scanline, 2),
-            index(layout.pre_render_scanline, 2),
+            layout.vblank_event,
+            layout.pre_render_event,
         ]
         .into_iter()
         .map(|target| {

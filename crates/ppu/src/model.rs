@@ -94,6 +94,13 @@ pub(crate) struct FrameLayout {
     pub dots_per_frame: u32,
     pub skips_odd_frame_dot: bool,
     pub swaps_red_green_emphasis: bool,
+    /// Frame positions (scanline * 341 + dot) reached right after the VBlank flag's dot and
+    /// after the pre-render line's flag-clearing dot, and the dots from one frame's position
+    /// to the same one of the next, assuming the idle dot is skipped where the model may skip
+    /// it (early is safe): `Ppu::dots_until_event`'s numbers, worked out once.
+    pub vblank_event: u32,
+    pub pre_render_event: u32,
+    pub shortest_frame_dots: u32,
 }
 
 impl FrameLayout {
@@ -106,6 +113,9 @@ impl FrameLayout {
             dots_per_frame: model.dots_per_frame(),
             skips_odd_frame_dot: model.skips_odd_frame_dot(),
             swaps_red_green_emphasis: model.swaps_red_green_emphasis(),
+            vblank_event: model.vblank_scanline() as u32 * DOTS_PER_SCANLINE as u32 + 2,
+            pre_render_event: model.pre_render_scanline() as u32 * DOTS_PER_SCANLINE as u32 + 2,
+            shortest_frame_dots: model.dots_per_frame() - model.skips_odd_frame_dot() as u32,
         }
     }
 }
