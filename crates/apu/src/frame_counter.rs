@@ -422,4 +422,139 @@ mod tests {
             assert_eq!(edited.validate_state(10, 4), Err(message.to_string()));
         }
     }
+
+    /// A PAL counter with mode 0 in effect from tick `applied_tick`.
+    fn pal_counter(applied_tick: i64) -> FrameCounter {
+        FrameCounter::new_for(applied_tick, ApuModel::Rp2a07)
+    }
+
+    #[test]
+    fn pal_four_step_sequence_cycles() {
+        // NESdev "APU Frame Counter", 2A07: quarter at 8313 and 24939, quarter+half at 16627
+        // and 33253, the flag on 33252-33254, then the count restarts.
+        let mut counter = pal_counter(0);
+        let (quarters, halves, irqs) = events(&mut counter, 1, 33254 * 2);
+        assert_eq!(
+            quarters,
+            [
+                8313,
+                16627,
+                24939,
+                33253,
+                33254 + 8313,
+                33254 + 16627,
+                33254 + 24939,
+                33254 + 33253
+            ]
+        );
+        assert_eq!(halves, [16627, 33253, 33254 + 16627, 33254 + 33253]);
+        assert_eq!(irqs, [33252, 33253, 33254, 66506, 66507, 66508]);
+    }
+
+    #[test]
+    fn pal_five_step_sequence_cycles() {
+        // 2A07 5-step: 8313, 16627, 24939, (nothing at 33253), quarter+half at 41565; restarts
+        // after 41566.
+        let mut counter = pal_counter(0);
+        counter.write(0x80, 1, 1);
+        let (quarters, halves, irqs) = events(&mut counter, 1, 1 + 41566 * 2);
+        assert_eq!(
+            quarters,
+            [
+                1,
+                1 + 8313,
+                1 + 16627,
+                1 + 24939,
+                1 + 41565,
+                1 + 41566 + 8313,
+                1 + 41566 + 16627,
+                1 + 41566 + 24939,
+                1 + 41566 + 41565
+            ]
+        );
+        assert_eq!(
+            halves,
+            [
+                1,
+                1 + 16627,
+                1 + 41565,
+                1 + 41566 + 16627,
+                1 + 41566 + 41565
+            ]
+        );
+        assert!(irqs.is_empty());
+    }
+
+    #[test]
+    fn pal_write_delay_and_reset_of_the_sequence() {
+        // The $4017 delay is the 2A03's; only the count after it differs.
+        for delay in [3u8, 4] {
+            let mut counter = pal_counter(0);
+            events(&mut counter, 1, 5000);
+            counter.write(0x00, 5001, delay);
+            let effective = 5001 + u64::from(delay) - 1;
+            let (quarters, _, _) = events(&mut counter, 5001, effective + 8313);
+            assert_eq!(quarters, [effective + 8313]);
+        }
+    }
+
+    #[test]
+    fn pal_reset_reapplies_last_mode() {
+        let mut counter = pal_counter(0);
+        counter.write(0x80, 1, 1);
+        events(&mut counter, 1, 1);
+        assert_eq!(counter.reset(1), FrameClocks::HALF);
+        let (_, _, irqs) = events(&mut counter, 2, 45000);
+        assert!(irqs.is_empty(), "still in 5-step mode");
+        counter.write(0x00, 45001, 1);
+        events(&mut counter, 45001, 45001);
+        assert_eq!(counter.reset(45001), FrameClocks::NONE);
+        let (_, _, irqs) = events(&mut counter, 45002, 45001 + 33254);
+        assert_eq!(irqs, [45001 + 33252, 45001 + 33253, 45001 + 33254]);
+    }
+
+    #[test]
+    fn a_model_change_takes_the_new_lengths_from_the_next_step() {
+        let mut counter = FrameCounter::new(0);
+        events(&mut counter, 1, 7457);
+        counter.set_model(ApuModel::Rp2a07);
+        assert_eq!(counter.model(), ApuModel::Rp2a07);
+        // Step 1 was scheduled with NTSC's length (7457 + 7456); from then on PAL's.
+        let (quarters, _, _) = events(&mut counter, 7458, 7457 + 7456 + 8312);
+        assert_eq!(quarters, [7457 + 7456, 7457 + 7456 + 8312]);
+    }
+
+    #[test]
+    fn pal_states_validate_against_the_pal_step_lengths() {
+        // Just after a $4017 write lands, the next step is `first` ticks away: 8313 on PAL,
+        // more than any NTSC step, so only a PAL counter accepts it.
+        let mut counter = pal_counter(-2);
+        counter.write(0x00, 10, 4);
+        events(&mut counter, 10, 13);
+        assert_eq!(counter.next_step_tick, 13 + 8313);
+        assert_eq!(counter.validate_state(13, 4), Ok(()));
+        // Every tick of a PAL frame in both modes validates.
+        for mode in [0x00u8, 0x80] {
+            let mut counter = pal_counter(0);
+            counter.write(mode, 1, 1);
+            for tick in 1..=41566 * 2 + 2 {
+                if tick >= counter.next_event() {
+                    counter.tick(tick);
+                }
+                assert_eq!(counter.validate_state(tick, 4), Ok(()), "tick {tick}");
+            }
+        }
+        let mut ntsc = counter.clone();
+        ntsc.set_model(ApuModel::Rp2a03);
+        assert_eq!(
+            ntsc.validate_state(13, 4),
+            Err("APU frame counter next step tick 8326 is out of range 0..=7471".to_string())
+        );
+        let mut edited = counter.clone();
+        edited.next_step_tick = 13 + 8315;
+        assert_eq!(
+            edited.validate_state(13, 4),
+            Err("APU frame counter next step tick 8328 is out of range 0..=8327".to_string())
+        );
+    }
 }

@@ -76,9 +76,10 @@ const NEVER: u64 = u64::MAX;
 /// plenty of room above it.
 const MAX_STATE_CYCLE: u64 = 1 << 62;
 
-/// Ticks ahead of the current one that a timer can be scheduled: the longest period of any
-/// APU timer (the frame counter's 7458-tick step) with margin. A loaded state's timers must be
-/// unscheduled or within this of its cycle.
+/// Ticks ahead of the current one that a channel timer can be scheduled: the longest period of
+/// any of them (pulse 4096, noise 4068 ticks) with margin. A loaded state's timers must be
+/// unscheduled or within this of its cycle. The frame counter, whose steps are longer (up to
+/// 8314 ticks on the 2A07), checks its own against its model's step lengths.
 const MAX_TIMER_LEAD: u64 = 8192;
 
 /// Checks a field of a loaded state (see [`Apu::validate_state`]): the error names the field,
@@ -651,12 +652,17 @@ impl Apu {
         self.frame_counter.set_model(model);
     }
 
+    /// The model set by [`Apu::set_model`] (or [`Apu::set_decoded_model`]).
     pub fn model(&self) -> ApuModel {
         self.frame_counter.model()
     }
 
-    /// The CPU clock in Hz, which the audio resampler converts from (NTSC's by default). The
-    /// clock already set changes nothing, so a restored state's audio continues bit for bit.
+    /// The CPU clock in Hz, which the audio resampler converts from (NTSC's by default; the
+    /// console, which owns the master clock, passes its own). Only the step per cycle changes: the sample phase and the
+    /// filters run on. The clock already set, or one that is not a positive finite number,
+    /// changes nothing, so a restored state's audio continues bit for bit. A console setting,
+    /// not state: set it on a decoded APU before [`Apu::validate_state`], which checks the
+    /// resampler's step against it.
     pub fn set_cpu_clock_hz(&mut self, hz: f64) {
         self.resampler.set_cpu_clock_hz(hz);
     }

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// A PAL console's CPU clock (its master clock, 26.601712 MHz, over 16; the console owns the
+/// figure and passes it through `Apu::set_cpu_clock_hz`).
+const PAL_CPU_HZ: f64 = 26_601_712.0 / 16.0;
+
 /// Tick until `apu.cycle == cycle`.
 fn run_to(apu: &mut Apu, cycle: u64) {
     while apu.cycle < cycle {
@@ -1019,7 +1023,16 @@ fn channel_state_frequencies() {
 /// An APU with every channel playing (sweeps, envelopes, the DMC looping a sample served by
 /// a stand-in DMA unit) and audio on, run `cycles` cycles.
 fn busy_apu(cycles: u64) -> Apu {
+    busy_apu_of(ApuModel::default(), cycles)
+}
+
+/// `busy_apu` of `model`, at that model's CPU clock.
+fn busy_apu_of(model: ApuModel, cycles: u64) -> Apu {
     let mut apu = Apu::new();
+    if model != ApuModel::default() {
+        apu.set_model(model);
+        apu.set_cpu_clock_hz(PAL_CPU_HZ);
+    }
     apu.set_sample_rate(44_100);
     for (addr, value) in [
         (0x4015, 0x1F),
@@ -1206,4 +1219,429 @@ fn pal_noise_and_dmc_registers_select_the_pal_periods() {
     decoded.set_decoded_model(ApuModel::Rp2a07);
     assert_eq!(decoded.validate_state(), Ok(()));
     assert_eq!(decoded.channel_state().noise.period, 3778);
+}
+
+// ---------------------------------------------------------------------------------------
+// The 2A07 (PAL): blargg's pal_apu_tests, whose readme gives each count from the $4017 write
+// (NTSC's in brackets).
+
+/// Pulse 1 of a PAL APU with a loaded length counter and halt clear (see
+/// `apu_with_pulse_length`).
+fn pal_apu_with_pulse_length(length_index: u8) -> Apu {
+    let mut apu = pal_apu();
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, 0x10);
+    apu.write_register(0x4003, length_index << 3);
+    apu.tick();
+    apu
+}
+
+#[test]
+fn pal_frame_irq_flag_is_set_on_three_consecutive_cycles() {
+    // 07.irq_flag_timing: "set three times in a row 33255 clocks after writing $4017 with $00"
+    // (29831); a write on a get cycle is seen one cycle later.
+    for (read_offset, cleared) in [(-1i64, false), (0, false), (1, false), (2, true)] {
+        let mut apu = pal_apu();
+        run_to(&mut apu, 100);
+        align(&mut apu, true);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        let first_seen = write + 33256;
+        let read_at = first_seen.checked_add_signed(read_offset).unwrap();
+        run_to(&mut apu, read_at);
+        let status = apu.read_status();
+        assert_eq!(status & 0x40 != 0, read_offset >= 0, "offset {read_offset}");
+        run_to(&mut apu, read_at + 4);
+        assert_eq!(
+            apu.peek_status() & 0x40 == 0,
+            cleared,
+            "read at offset {read_offset}"
+        );
+    }
+    // Periodic: the next frame's flag comes 33254 cycles after the first (29830).
+    let mut apu = pal_apu();
+    run_to(&mut apu, 100);
+    align(&mut apu, false);
+    let write = apu.cycle;
+    apu.write_register(0x4017, 0x00);
+    run_to(&mut apu, write + 33255 + 3);
+    apu.read_status();
+    run_to(&mut apu, write + 33255 + 33254 - 1);
+    assert_eq!(apu.peek_status() & 0x40, 0);
+    apu.tick();
+    assert_ne!(apu.peek_status() & 0x40, 0);
+}
+
+#[test]
+fn pal_inhibited_frame_flag_is_visible_for_two_cycles_without_irq() {
+    let mut apu = pal_apu();
+    run_to(&mut apu, 100);
+    align(&mut apu, false);
+    let write = apu.cycle;
+    apu.write_register(0x4017, 0x40);
+    let mut seen = Vec::new();
+    for offset in 33252..33258 {
+        run_to(&mut apu, write + offset);
+        if apu.peek_status() & 0x40 != 0 {
+            seen.push(offset);
+        }
+        assert!(!apu.irq_line(), "inhibited: no IRQ at offset {offset}");
+    }
+    assert_eq!(seen, [33255, 33256]);
+}
+
+#[test]
+fn pal_irq_line_rises_as_many_cycles_later_as_the_flag() {
+    // 08.irq_timing: the handler runs at least 33257 cycles after the write (29833). The line
+    // follows the flag by one cycle on both models, so PAL's IRQ is NTSC's moved by the
+    // 33255 - 29831 cycles its flag is.
+    let mut rises = Vec::new();
+    for mut apu in [Apu::new(), pal_apu()] {
+        run_to(&mut apu, 1000);
+        align(&mut apu, false);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        let flag = cycles_until_frame_irq(&mut apu, write);
+        assert!(!apu.irq_line());
+        apu.tick();
+        assert!(apu.irq_line());
+        rises.push((flag, apu.cycle - write));
+    }
+    assert_eq!(rises, [(29831, 29832), (33255, 33256)]);
+    assert_eq!(rises[1].1 - rises[0].1, 33257 - 29833);
+}
+
+#[test]
+fn pal_irq_flag_modes_and_length_counter_basics() {
+    // 03.irq_flag and 01.len_ctr: no flag in modes $40, $80, $C0; $80 clocks length at once,
+    // $00 does not.
+    for mode in [0x40u8, 0x80, 0xC0] {
+        let mut apu = pal_apu();
+        apu.write_register(0x4017, mode);
+        run_to(&mut apu, 140_000);
+        assert_eq!(apu.peek_status() & 0x40, 0, "mode {mode:02X}");
+    }
+    let mut apu = pal_apu_with_pulse_length(3); // length 2
+    align(&mut apu, false);
+    apu.write_register(0x4017, 0x80);
+    apu.tick();
+    apu.tick();
+    assert_eq!(apu.pulse1.length.value(), 2);
+    apu.tick();
+    assert_eq!(apu.pulse1.length.value(), 1, "clocked on the 3rd tick");
+    let mut apu = pal_apu_with_pulse_length(3);
+    apu.write_register(0x4017, 0x00);
+    let end = apu.cycle + 16_000;
+    run_to(&mut apu, end);
+    assert_eq!(apu.pulse1.length.value(), 2);
+}
+
+#[test]
+fn pal_length_clock_cycles_in_both_modes() {
+    // 05.len_timing_mode0 / 06.len_timing_mode1, from the readme's table: mode 0 half frames
+    // at +16629 and +33255 (14915, 29831) after a put-cycle write, then a frame (33254) on;
+    // mode 1 at +2 (the tick the write takes effect), +16629, +41567 (37283).
+    for (mode, expected) in [
+        (0x00u8, [16629u64, 33255, 33254 + 16629]),
+        (0x80, [2, 16629, 41567]),
+    ] {
+        let mut apu = pal_apu_with_pulse_length(1); // 254
+        run_to(&mut apu, 10);
+        align(&mut apu, false);
+        let write = apu.cycle;
+        apu.write_register(0x4017, mode);
+        let mut clocks = Vec::new();
+        let mut last = apu.pulse1.length.value();
+        while clocks.len() < 3 {
+            apu.tick();
+            let now = apu.pulse1.length.value();
+            if now != last {
+                clocks.push(apu.cycle - 1 - write);
+                last = now;
+            }
+        }
+        assert_eq!(clocks, expected, "mode {mode:02X}");
+    }
+}
+
+#[test]
+fn pal_length_halt_change_takes_effect_after_the_clock() {
+    // 10.len_halt_timing: halted at 16628 is not clocked, at 16629 is; unhalted at 16628 is
+    // clocked, at 16629 is not (14914, 14915).
+    for (halt_write_offset, initial, new, expect_clocked) in [
+        (16628u64, 0x10u8, 0x30u8, false),
+        (16629, 0x10, 0x30, true),
+        (16628, 0x30, 0x10, true),
+        (16629, 0x30, 0x10, false),
+    ] {
+        let mut apu = pal_apu_with_pulse_length(1);
+        apu.write_register(0x4000, initial);
+        apu.tick();
+        align(&mut apu, false);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        run_to(&mut apu, write + halt_write_offset);
+        let before = apu.pulse1.length.value();
+        apu.write_register(0x4000, new);
+        run_to(&mut apu, write + 16630);
+        let clocked = apu.pulse1.length.value() != before;
+        assert_eq!(
+            clocked, expect_clocked,
+            "offset {halt_write_offset} {initial:02X}->{new:02X}"
+        );
+    }
+}
+
+#[test]
+fn pal_length_reload_during_clock_is_ignored_when_nonzero() {
+    // 11.len_reload_timing, with the clock on write + 16629 (14915).
+    for (offset, expected) in [
+        (16628u64, 3u8), // just before the clock: reloaded to 4, then clocked
+        (16629, 253),    // during the clock, counter non-zero: reload ignored
+        (16630, 4),      // just after: reload works
+    ] {
+        let mut apu = pal_apu_with_pulse_length(1);
+        align(&mut apu, false);
+        let write = apu.cycle;
+        apu.write_register(0x4017, 0x00);
+        run_to(&mut apu, write + offset);
+        apu.write_register(0x4003, 5 << 3); // LENGTH_TABLE[5] = 4
+        run_to(&mut apu, write + 16631);
+        assert_eq!(apu.pulse1.length.value(), expected, "offset {offset}");
+    }
+    // Counter zero: a reload during the clock works.
+    let mut apu = pal_apu();
+    apu.write_register(0x4015, 0x01);
+    align(&mut apu, false);
+    let write = apu.cycle;
+    apu.write_register(0x4017, 0x00);
+    run_to(&mut apu, write + 16629);
+    apu.write_register(0x4003, 5 << 3);
+    run_to(&mut apu, write + 16631);
+    assert_eq!(apu.pulse1.length.value(), 4);
+}
+
+/// Ticks between successive expiries of the timer `next` reads, over `cycles` cycles.
+fn timer_intervals(apu: &mut Apu, cycles: u64, next: fn(&Apu) -> u64) -> Vec<u64> {
+    let mut expiries = Vec::new();
+    let mut scheduled = next(apu);
+    let end = apu.cycle + cycles;
+    while apu.cycle < end {
+        apu.tick();
+        if next(apu) != scheduled {
+            expiries.push(apu.cycle - 1);
+            scheduled = next(apu);
+        }
+    }
+    expiries.windows(2).map(|pair| pair[1] - pair[0]).collect()
+}
+
+#[test]
+fn noise_periods_per_model() {
+    // NESdev "APU Noise", in CPU cycles.
+    let tables: [(ApuModel, [u64; 16]); 2] = [
+        (
+            ApuModel::Rp2a03,
+            [
+                4, 8, 16, 32, 64, 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068,
+            ],
+        ),
+        (
+            ApuModel::Rp2a07,
+            [
+                4, 8, 14, 30, 60, 88, 118, 148, 188, 236, 354, 472, 708, 944, 1890, 3778,
+            ],
+        ),
+    ];
+    for (model, periods) in tables {
+        for (index, &period) in periods.iter().enumerate() {
+            let mut apu = Apu::new();
+            apu.set_model(model);
+            apu.set_sample_rate(44_100);
+            apu.write_register(0x4015, 0x08);
+            apu.write_register(0x400C, 0x3F);
+            apu.write_register(0x400E, index as u8);
+            apu.write_register(0x400F, 0x08);
+            assert_eq!(apu.channel_state().noise.period, period as u16);
+            // The shift register is clocked every `period` cycles.
+            // (The first interval is from the tick that armed the timer.)
+            let intervals = timer_intervals(&mut apu, period * 5 + 10, |apu| apu.noise_next);
+            assert!(intervals.len() >= 4, "{model:?} index {index}");
+            assert!(
+                intervals[1..].iter().all(|&interval| interval == period),
+                "{model:?} index {index}: {intervals:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn dmc_rates_per_model() {
+    // NESdev "APU DMC", in CPU cycles.
+    let tables: [(ApuModel, [u64; 16]); 2] = [
+        (
+            ApuModel::Rp2a03,
+            [
+                428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
+            ],
+        ),
+        (
+            ApuModel::Rp2a07,
+            [
+                398, 354, 316, 298, 276, 236, 210, 198, 176, 148, 132, 118, 98, 78, 66, 50,
+            ],
+        ),
+    ];
+    for (model, rates) in tables {
+        // The timer free-runs from power-on at the model's rate 0.
+        let mut apu = Apu::new();
+        apu.set_model(model);
+        let intervals = timer_intervals(&mut apu, rates[0] * 3 + 10, |apu| apu.dmc_next);
+        assert_eq!(intervals, [rates[0], rates[0]], "{model:?} at power-on");
+        for (index, &rate) in rates.iter().enumerate() {
+            apu.write_register(0x4010, index as u8);
+            assert_eq!(apu.channel_state().dmc.rate, rate as u16);
+            // The new rate applies from the next expiry on.
+            let intervals = timer_intervals(&mut apu, rates[0] + rate * 3 + 10, |apu| apu.dmc_next);
+            assert!(
+                intervals[1..].iter().all(|&interval| interval == rate),
+                "{model:?} index {index}: {intervals:?}"
+            );
+        }
+    }
+    // A playing sample fetches a byte every 8 output cycles: PAL rate $F = 50 cycles a bit.
+    let mut apu = pal_apu();
+    start_dmc(&mut apu, 0x0F, 0x10);
+    let mut requests = 0;
+    for _ in 0..20_000 {
+        apu.tick();
+        if apu.dmc_dma_address().is_some() {
+            assert!(!Apu::is_get_cycle(apu.cycle));
+            apu.dmc_dma_complete(0);
+            requests += 1;
+        }
+    }
+    assert!((48..=52).contains(&requests), "{requests}");
+}
+
+#[test]
+fn pal_audio_runs_at_the_pal_cpu_clock() {
+    // Half a second of PAL cycles gives half a second of samples, and pulse 1 sounds at
+    // PAL_CPU_HZ / (16 * (period + 1)), not NTSC's pitch.
+    let rate = 44_100.0;
+    let period = 200u16;
+    let mut apu = pal_apu();
+    apu.set_cpu_clock_hz(PAL_CPU_HZ);
+    apu.set_sample_rate(44_100);
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, 0x40 | 0x30 | 0x0F);
+    apu.write_register(0x4001, 0x08);
+    apu.write_register(0x4002, (period & 0xFF) as u8);
+    apu.write_register(0x4003, (period >> 8) as u8 & 7);
+    let total = (0.5 * PAL_CPU_HZ) as u64;
+    let mut samples = Vec::new();
+    while apu.cycle < total {
+        let frame_end = (apu.cycle + 33_247).min(total);
+        run_to(&mut apu, frame_end);
+        apu.take_samples(&mut samples);
+    }
+    assert!(
+        (samples.len() as f64 - rate * 0.5).abs() < 2.0,
+        "{}",
+        samples.len()
+    );
+    let expected = PAL_CPU_HZ / (16.0 * f64::from(period + 1));
+    let body = &samples[2000..];
+    let mut best = (0.0, 0.0);
+    let mut frequency = 400.0;
+    while frequency < 700.0 {
+        let magnitude = dft_magnitude(body, rate, frequency);
+        if magnitude > best.1 {
+            best = (frequency, magnitude);
+        }
+        frequency += 1.0;
+    }
+    let error = (best.0 - expected).abs() / expected;
+    assert!(
+        error < 0.01,
+        "measured {} Hz, expected {expected:.1} Hz",
+        best.0
+    );
+}
+
+#[test]
+fn setting_the_cpu_clock_in_use_keeps_the_resampler_running() {
+    // The console sets its clock again after loading a state: the audio must continue bit for
+    // bit (like `set_sample_rate` with the rate in use).
+    let (_, _, a, b) = run_with_copy(5_001, |copy| {
+        copy.set_cpu_clock_hz(21_477_272.0 / 12.0);
+        copy.set_cpu_clock_hz(f64::NAN);
+        copy.set_cpu_clock_hz(0.0);
+    });
+    assert_eq!(a, b);
+    // A different clock changes only the step per cycle: the output goes on from the same
+    // phase and filter memories (no restart click), just at another pitch.
+    let (_, copy, a, b) = run_with_copy(5_001, |copy| copy.set_cpu_clock_hz(PAL_CPU_HZ));
+    assert_ne!(a, b);
+    assert!(
+        b.len() > a.len(),
+        "fewer cycles a sample at the slower clock"
+    );
+    assert_eq!(copy.validate_state(), Ok(()));
+}
+
+#[test]
+fn pal_states_of_a_running_apu_validate_and_resume_exactly() {
+    let mut apu = busy_apu_of(ApuModel::Rp2a07, 0);
+    for round in 0..400 {
+        assert_eq!(apu.validate_state(), Ok(()), "round {round}");
+        for _ in 0..997 {
+            if apu.dmc_dma_address().is_some() {
+                apu.dmc_dma_complete(round as u8);
+            }
+            apu.tick();
+        }
+        if round % 50 == 25 {
+            apu.write_register(0x4017, (round as u8) << 1 & 0xC0);
+            apu.read_status();
+            apu.write_register(0x4015, 0x0F | (round as u8 & 0x10));
+        }
+    }
+    let mut reset = busy_apu_of(ApuModel::Rp2a07, 5_000);
+    reset.reset();
+    assert_eq!(reset.validate_state(), Ok(()));
+    // A state right after a $4017 write (the next step 8313 cycles away, past any NTSC step)
+    // decodes as PAL once the console sets the model and clock, and plays on bit for bit.
+    let mut pal = busy_apu_of(ApuModel::Rp2a07, 20_000);
+    pal.write_register(0x4017, 0x00);
+    for _ in 0..5 {
+        pal.tick();
+    }
+    let bytes = borsh::to_vec(&pal).unwrap();
+    let mut decoded: Apu = borsh::from_slice(&bytes).unwrap();
+    assert_eq!(
+        decoded.model(),
+        ApuModel::Rp2a03,
+        "the model is not in the state"
+    );
+    assert!(decoded.validate_state().is_err());
+    decoded.set_decoded_model(ApuModel::Rp2a07);
+    decoded.set_cpu_clock_hz(PAL_CPU_HZ);
+    assert_eq!(decoded.validate_state(), Ok(()));
+    decoded.set_sample_rate(44_100);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for apu in [&mut pal, &mut decoded] {
+        for _ in 0..60_000 {
+            if apu.dmc_dma_address().is_some() {
+                apu.dmc_dma_complete((apu.cycle as u8).wrapping_mul(41));
+            }
+            apu.tick();
+        }
+    }
+    pal.take_samples(&mut a);
+    decoded.take_samples(&mut b);
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    assert_eq!(pal.peek_status(), decoded.peek_status());
+    assert_eq!(pal.channel_state(), decoded.channel_state());
 }
