@@ -66,12 +66,8 @@ impl HardwareChoice {
         if let Some(revision) = self.mmc3 {
             cart.set_mmc3_revision(revision);
         }
-        let mut nes = Nes::with_power_on(cart, power_on);
-        if let Some(region) = self.region {
-            if region != nes.region() {
-                nes.set_region(region, ClockAlignment::default());
-            }
-        }
+        let region = self.region.unwrap_or_else(|| Region::for_rom(cart.info()));
+        let mut nes = Nes::with_region(cart, power_on, region, ClockAlignment::default());
         nes.set_hardware(self.hardware);
         nes
     }

@@ -191,7 +191,13 @@ fn irq_inhibit_and_five_step_mode() {
 
 /// Pulse 1 with a loaded length counter (index 3 = 2) and halt clear.
 fn apu_with_pulse_length(length_index: u8) -> Apu {
+    apu_of_with_pulse_length(ApuModel::Rp2a03, length_index)
+}
+
+/// An APU of `model` with pulse 1 enabled, unhalted, its length loaded from `length_index`.
+fn apu_of_with_pulse_length(model: ApuModel, length_index: u8) -> Apu {
     let mut apu = Apu::new();
+    apu.set_model(model);
     apu.write_register(0x4015, 0x01);
     apu.write_register(0x4000, 0x10);
     apu.write_register(0x4003, length_index << 3);
@@ -218,44 +224,54 @@ fn writing_80_to_4017_clocks_length_immediately() {
     assert_eq!(apu.pulse1.length.value(), 2);
 }
 
+/// The first three length clocks after a put-cycle `$4017` write of each mode, in cycles from
+/// the write.
+fn length_clocks_after_4017(model: ApuModel, mode: u8) -> Vec<u64> {
+    let mut apu = apu_of_with_pulse_length(model, 1); // 254
+    run_to(&mut apu, 10);
+    align(&mut apu, false);
+    let write = apu.cycle;
+    apu.write_register(0x4017, mode);
+    let mut clocks = Vec::new();
+    let mut last = apu.pulse1.length.value();
+    while clocks.len() < 3 {
+        apu.tick();
+        let now = apu.pulse1.length.value();
+        if now != last {
+            // The tick just executed was cycle `apu.cycle - 1`.
+            clocks.push(apu.cycle - 1 - write);
+            last = now;
+        }
+    }
+    clocks
+}
+
 #[test]
 fn length_clock_cycles_in_both_modes() {
     // 5-len_timing: mode 0 half frames at +14915 and +29831 after a put-cycle write, mode 1 at
     // +2 (the tick the write takes effect), +14915, +37283.
-    for (mode, expected) in [
-        (0x00u8, [14915u64, 29831, 29830 + 14915]),
-        (0x80, [2, 14915, 37283]),
-    ] {
-        let mut apu = apu_with_pulse_length(1); // 254
-        run_to(&mut apu, 10);
-        align(&mut apu, false);
-        let write = apu.cycle;
-        apu.write_register(0x4017, mode);
-        let mut clocks = Vec::new();
-        let mut last = apu.pulse1.length.value();
-        while clocks.len() < 3 {
-            apu.tick();
-            let now = apu.pulse1.length.value();
-            if now != last {
-                // The tick just executed was cycle `apu.cycle - 1`.
-                clocks.push(apu.cycle - 1 - write);
-                last = now;
-            }
-        }
-        assert_eq!(clocks, expected, "mode {mode:02X}");
-    }
+    assert_eq!(
+        length_clocks_after_4017(ApuModel::Rp2a03, 0x00),
+        [14915, 29831, 29830 + 14915]
+    );
+    assert_eq!(
+        length_clocks_after_4017(ApuModel::Rp2a03, 0x80),
+        [2, 14915, 37283]
+    );
 }
 
-#[test]
-fn length_halt_change_takes_effect_after_the_clock() {
-    // blargg 10.len_halt_timing; the length clock is on tick write+14915.
+/// A halt-bit change written just before (`clock - 1`) or on the tick `clock` of the first
+/// length clock after a `$4017 = $00` write applies after the clock (blargg
+/// 10.len_halt_timing): halted before it is not clocked, halted on it is; unhalted before it is
+/// clocked, unhalted on it is not.
+fn check_halt_change_around_the_length_clock(model: ApuModel, clock: u64) {
     for (halt_write_offset, initial, new, expect_clocked) in [
-        (14914u64, 0x10u8, 0x30u8, false),
-        (14915, 0x10, 0x30, true),
-        (14914, 0x30, 0x10, true),
-        (14915, 0x30, 0x10, false),
+        (clock - 1, 0x10u8, 0x30u8, false),
+        (clock, 0x10, 0x30, true),
+        (clock - 1, 0x30, 0x10, true),
+        (clock, 0x30, 0x10, false),
     ] {
-        let mut apu = apu_with_pulse_length(1);
+        let mut apu = apu_of_with_pulse_length(model, 1);
         apu.write_register(0x4000, initial);
         apu.tick();
         align(&mut apu, false);
@@ -264,13 +280,19 @@ fn length_halt_change_takes_effect_after_the_clock() {
         run_to(&mut apu, write + halt_write_offset);
         let before = apu.pulse1.length.value();
         apu.write_register(0x4000, new);
-        run_to(&mut apu, write + 14916);
+        run_to(&mut apu, write + clock + 1);
         let clocked = apu.pulse1.length.value() != before;
         assert_eq!(
             clocked, expect_clocked,
-            "offset {halt_write_offset} {initial:02X}->{new:02X}"
+            "{model:?} offset {halt_write_offset} {initial:02X}->{new:02X}"
         );
     }
+}
+
+#[test]
+fn length_halt_change_takes_effect_after_the_clock() {
+    // The length clock is on tick write+14915.
+    check_halt_change_around_the_length_clock(ApuModel::Rp2a03, 14915);
 }
 
 #[test]
@@ -1228,12 +1250,7 @@ fn pal_noise_and_dmc_registers_select_the_pal_periods() {
 /// Pulse 1 of a PAL APU with a loaded length counter and halt clear (see
 /// `apu_with_pulse_length`).
 fn pal_apu_with_pulse_length(length_index: u8) -> Apu {
-    let mut apu = pal_apu();
-    apu.write_register(0x4015, 0x01);
-    apu.write_register(0x4000, 0x10);
-    apu.write_register(0x4003, length_index << 3);
-    apu.tick();
-    apu
+    apu_of_with_pulse_length(ApuModel::Rp2a07, length_index)
 }
 
 #[test]
@@ -1341,55 +1358,20 @@ fn pal_length_clock_cycles_in_both_modes() {
     // 05.len_timing_mode0 / 06.len_timing_mode1, from the readme's table: mode 0 half frames
     // at +16629 and +33255 (14915, 29831) after a put-cycle write, then a frame (33254) on;
     // mode 1 at +2 (the tick the write takes effect), +16629, +41567 (37283).
-    for (mode, expected) in [
-        (0x00u8, [16629u64, 33255, 33254 + 16629]),
-        (0x80, [2, 16629, 41567]),
-    ] {
-        let mut apu = pal_apu_with_pulse_length(1); // 254
-        run_to(&mut apu, 10);
-        align(&mut apu, false);
-        let write = apu.cycle;
-        apu.write_register(0x4017, mode);
-        let mut clocks = Vec::new();
-        let mut last = apu.pulse1.length.value();
-        while clocks.len() < 3 {
-            apu.tick();
-            let now = apu.pulse1.length.value();
-            if now != last {
-                clocks.push(apu.cycle - 1 - write);
-                last = now;
-            }
-        }
-        assert_eq!(clocks, expected, "mode {mode:02X}");
-    }
+    assert_eq!(
+        length_clocks_after_4017(ApuModel::Rp2a07, 0x00),
+        [16629, 33255, 33254 + 16629]
+    );
+    assert_eq!(
+        length_clocks_after_4017(ApuModel::Rp2a07, 0x80),
+        [2, 16629, 41567]
+    );
 }
 
 #[test]
 fn pal_length_halt_change_takes_effect_after_the_clock() {
-    // 10.len_halt_timing: halted at 16628 is not clocked, at 16629 is; unhalted at 16628 is
-    // clocked, at 16629 is not (14914, 14915).
-    for (halt_write_offset, initial, new, expect_clocked) in [
-        (16628u64, 0x10u8, 0x30u8, false),
-        (16629, 0x10, 0x30, true),
-        (16628, 0x30, 0x10, true),
-        (16629, 0x30, 0x10, false),
-    ] {
-        let mut apu = pal_apu_with_pulse_length(1);
-        apu.write_register(0x4000, initial);
-        apu.tick();
-        align(&mut apu, false);
-        let write = apu.cycle;
-        apu.write_register(0x4017, 0x00);
-        run_to(&mut apu, write + halt_write_offset);
-        let before = apu.pulse1.length.value();
-        apu.write_register(0x4000, new);
-        run_to(&mut apu, write + 16630);
-        let clocked = apu.pulse1.length.value() != before;
-        assert_eq!(
-            clocked, expect_clocked,
-            "offset {halt_write_offset} {initial:02X}->{new:02X}"
-        );
-    }
+    // 10.len_halt_timing: the clock is on write + 16629 (NTSC 14915).
+    check_halt_change_around_the_length_clock(ApuModel::Rp2a07, 16629);
 }
 
 #[test]

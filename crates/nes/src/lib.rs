@@ -123,7 +123,7 @@ impl Nes {
     /// cartridge's header names; power cycles start it the same way again.
     pub fn with_power_on(cart: Cartridge, power_on: PowerOn) -> Nes {
         let region = Region::for_rom(cart.info());
-        Nes::power_up(cart, power_on, region, ClockAlignment::default())
+        Nes::with_region(cart, power_on, region, ClockAlignment::default())
     }
 
     /// The console this is: NTSC, PAL or Dendy.
@@ -140,7 +140,9 @@ impl Nes {
         self.power_cycle();
     }
 
-    fn power_up(
+    /// Power on a console of `region` (dividers aligned as `alignment` says) with this
+    /// cartridge, as `power_on` says; power cycles start it the same way again.
+    pub fn with_region(
         cart: Cartridge,
         power_on: PowerOn,
         region: Region,
@@ -364,7 +366,7 @@ impl Nes {
         let instruction_count = self.instruction_count();
         let hardware = self.hardware;
         let eager_ppu = self.board.scheduler.eager;
-        *self = Nes::power_up(cart, self.power_on, self.region, self.alignment);
+        *self = Nes::with_region(cart, self.power_on, self.region, self.alignment);
         self.set_hardware(hardware);
         self.set_eager_ppu(eager_ppu);
         self.frame_count_offset = frame_count.wrapping_sub(self.board.ppu.frames_completed());
