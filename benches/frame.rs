@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nes::Nes;
-use nes_app::test_roms::{find_manifest, manifest_root};
+use nes_headless::test_roms::{find_manifest, manifest_root};
 use nes_workspace_tests::{ines_image, nrom_program};
 
 /// A program that turns rendering and NMI on, then runs a loop of loads, stores, RMW and branches.
@@ -83,7 +83,7 @@ fn save_states(c: &mut Criterion) {
             nes.load_state(&buffer).expect("state loads");
         })
     });
-    let mut rewind = nes::Rewind::new(64 << 20, 1);
+    let mut rewind = nes_movie::Rewind::new(64 << 20, 1);
     group.bench_function("frame_plus_rewind_snapshot", |b| {
         b.iter(|| {
             nes.run_frame();

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use nes::{Cartridge, Nes, PowerOn};
-use nes_app::test_roms::RomEntry;
+use nes_headless::test_roms::RomEntry;
 use nes_workspace_tests::suite_manifest;
 
 /// Frames run after each save, by the original and by both replays.

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use nes::{Buttons, Cartridge, CpuRegisters, Nes, PowerOn};
-use nes_app::test_roms::{
+use nes_headless::test_roms::{
     load_assets, load_manifest, manifest_root, run_protocol, Machine, RomEntry,
 };
 use nes_workspace_tests::suite_manifest;

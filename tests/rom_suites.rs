@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use nes::{ControllerPorts, CpuRevision, PpuRevision};
-use nes_app::hardware::HardwareArgs;
-use nes_app::test_roms::{
+use nes_headless::hardware::HardwareArgs;
+use nes_headless::test_roms::{
     load_known_failures, load_manifest, manifest_root, run_entry, KnownFailures, Protocol, RomEntry,
 };
 use nes_workspace_tests::suite_manifest;
@@ -149,7 +149,7 @@ fn pal_manifest_trials(root: &Path) -> Vec<Trial> {
 }
 
 /// AccuracyCoin on each other console it tells apart: each must pass with that console's
-/// own behaviour codes (see `nes_app::test_roms::accuracycoin_behaviours`); the manifest entry
+/// own behaviour codes (see `nes_headless::test_roms::accuracycoin_behaviours`); the manifest entry
 /// itself runs on the reference console.
 fn accuracycoin_on_other_consoles(roms: &[RomEntry], root: &Path) -> Vec<Trial> {
     let Some(entry) = roms

@@ -25,8 +25,8 @@ pub fn nrom_program(code: &[u8]) -> Vec<u8> {
 pub fn suite_manifest(
     suite: &str,
     args: &libtest_mimic::Arguments,
-) -> Result<(nes_app::test_roms::Manifest, std::path::PathBuf), std::process::ExitCode> {
-    use nes_app::test_roms::{find_manifest, load_manifest, manifest_root};
+) -> Result<(nes_headless::test_roms::Manifest, std::path::PathBuf), std::process::ExitCode> {
+    use nes_headless::test_roms::{find_manifest, load_manifest, manifest_root};
     let manifest_path = match find_manifest(None) {
         Ok(path) => path,
         Err(error) => {

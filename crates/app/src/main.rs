@@ -1,17 +1,13 @@
 //! `nes`: the emulator's command line.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use nes::Nes;
-use nes_app::hardware::HardwareChoice;
-use nes_app::sweep::{self, SweepArgs, SweepOptions};
-use nes_app::test_roms::{self, TestRomsArgs};
-
-mod play;
-mod run;
+use nes_headless::run;
+use nes_headless::sweep::{self, SweepArgs, SweepOptions};
+use nes_headless::test_roms::{self, TestRomsArgs};
+use nes_headless::Error;
 
 #[derive(Debug, Parser)]
 #[command(name = "nes", version, about = "A cycle-accurate NES emulator")]
@@ -39,7 +35,7 @@ enum Command {
         lua: run::RunLua,
     },
     /// Play a ROM in a window, with sound, keyboard and gamepads (the main command).
-    Play(play::PlayArgs),
+    Play(nes_desktop::PlayArgs),
     /// Print a nestest.log-format trace of the instructions executed.
     Trace {
         rom: PathBuf,
@@ -79,12 +75,15 @@ enum Command {
     SweepWorker,
 }
 
-fn sweep_command(args: &SweepArgs) -> Result<u8, String> {
-    let program = std::env::current_exe()
-        .map_err(|e| format!("cannot find this program to start sweep workers: {e}"))?;
-    let options = SweepOptions::from_args(args, program)?;
-    let report = sweep::run_sweep(&options)?;
-    nes_app::out!("{}", sweep::summary(&report, &options.out));
+fn sweep_command(args: &SweepArgs) -> Result<u8, Error> {
+    let program = std::env::current_exe().map_err(|e| {
+        Error::Sweep(format!(
+            "cannot find this program to start sweep workers: {e}"
+        ))
+    })?;
+    let options = SweepOptions::from_args(args, program).map_err(Error::Sweep)?;
+    let report = sweep::run_sweep(&options).map_err(Error::Sweep)?;
+    nes_headless::out!("{}", sweep::summary(&report, &options.out));
     let changed = report
         .compare
         .as_ref()
@@ -97,125 +96,16 @@ fn parse_hex_u16(text: &str) -> Result<u16, String> {
     u16::from_str_radix(digits, 16).map_err(|e| format!("`{text}` is not a hex address: {e}"))
 }
 
-fn load(rom: &Path) -> Result<Nes, String> {
-    load_with_image(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default()).map(|(nes, _)| nes)
-}
-
-/// Load a ROM and power `hardware` on with it, also returning the file's bytes.
-fn load_with_image(
-    rom: &Path,
-    power_on: nes::PowerOn,
-    hardware: &HardwareChoice,
-) -> Result<(Nes, Vec<u8>), String> {
-    let bytes =
-        nes_app::limits::read_limited(rom, &nes_app::limits::ROM).map_err(|e| e.to_string())?;
-    let cart = nes::Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
-    let nes = hardware.power_on(cart, power_on);
-    if let Some(title) = nes.rom_info().known_title {
-        eprintln!("Recognised cartridge: {title}");
-    }
-    Ok((nes, bytes))
-}
-
-fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), String> {
-    let mut nes = load(rom)?;
-    if let Some(pc) = start_pc {
-        // nestest's automation mode: registers as its log expects after power-on.
-        let mut regs = nes.cpu_registers();
-        regs.pc = pc;
-        regs.a = 0;
-        regs.x = 0;
-        regs.y = 0;
-        regs.p = 0x24;
-        regs.s = 0xFD;
-        nes.set_cpu_registers(regs);
-    }
-    // Printed in chunks as it goes, stopping when the reader has gone (`| head`).
-    let mut out = String::new();
-    for _ in 0..lines {
-        out.push_str(&nes.trace_line());
-        out.push('\n');
-        if out.len() >= 64 * 1024 {
-            if !nes_app::out!("{out}") {
-                return Ok(());
-            }
-            out.clear();
-        }
-        if nes.jammed_at().is_some() {
-            break;
-        }
-        nes.step_instruction();
-    }
-    nes_app::out!("{out}");
-    Ok(())
-}
-
-fn bench(
-    rom: &Path,
-    frames: u64,
-    runs: usize,
-    lua: Option<&Path>,
-    watchdog: Option<f64>,
-) -> Result<(), String> {
-    let (fresh, image) = load_with_image(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
-    let mut rates = Vec::with_capacity(runs.max(1));
-    for _ in 0..runs.max(1) {
-        let mut nes = fresh.clone();
-        let mut host = match lua {
-            Some(script) => {
-                let options = nes_lua::HostOptions {
-                    save_dir: std::env::temp_dir(),
-                    rom_stem: "bench".to_string(),
-                    rom_image: image.clone(),
-                    arg: None,
-                    palette: nes::Palette::ntsc(),
-                };
-                let mut host =
-                    nes_lua::LuaHost::load(script, options).map_err(|e| format!("lua: {e}"))?;
-                host.set_watchdog(nes_lua::watchdog_limit(watchdog.unwrap_or(0.0))?);
-                host.start(&mut nes);
-                Some(host)
-            }
-            None => None,
-        };
-        let start = Instant::now();
-        for _ in 0..frames {
-            match &mut host {
-                Some(host) => {
-                    host.run_frame(&mut nes, nes_lua::FrameInput::default());
-                }
-                None => nes.run_frame(),
-            }
-        }
-        if let Some(host) = &mut host {
-            if let Some(error) = host.take_errors().into_iter().next() {
-                return Err(format!("lua error: {error}"));
-            }
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        rates.push(frames as f64 / seconds);
-    }
-    rates.sort_by(f64::total_cmp);
-    let median = rates[rates.len() / 2];
-    nes_app::outln!(
-        "{}: {frames} frames x {} runs, median {median:.0} frames/s ({:.1} us/frame)",
-        rom.display(),
-        rates.len(),
-        1e6 / median
-    );
-    Ok(())
-}
-
-/// The exit status: the command's, or [`nes_app::stdout::CLOSED_PIPE_STATUS`] (141) when
+/// The exit status: the command's, or [`nes_headless::stdout::CLOSED_PIPE_STATUS`] (141) when
 /// stdout's reader went away (`nes trace ROM | head -1`) and the command did not fail
-/// otherwise, or 2 when stdout could not be written (see `nes_app::stdout`).
+/// otherwise, or 2 when stdout could not be written (see `nes_headless::stdout`).
 fn main() -> ExitCode {
     let status = command_status();
-    let status = match nes_app::stdout::finish() {
+    let status = match nes_headless::stdout::finish() {
         _ if status == 2 => status,
-        nes_app::stdout::StdoutState::Ok => status,
-        nes_app::stdout::StdoutState::Closed => nes_app::stdout::CLOSED_PIPE_STATUS,
-        nes_app::stdout::StdoutState::Failed(message) => {
+        nes_headless::stdout::StdoutState::Ok => status,
+        nes_headless::stdout::StdoutState::Closed => nes_headless::stdout::CLOSED_PIPE_STATUS,
+        nes_headless::stdout::StdoutState::Failed(message) => {
             eprintln!("error: cannot write to standard output: {message}");
             2
         }
@@ -235,27 +125,28 @@ fn command_status() -> u8 {
             lua,
         } => match run::run(&rom, frames, &input, &output, &state, &lua) {
             Ok(status) => return status,
-            Err(e) => Err(e),
+            Err(e) => Err(e.to_string()),
         },
-        Command::Play(args) => play::run(&args),
+        Command::Play(args) => nes_desktop::play(&args),
         Command::Trace {
             rom,
             start_pc,
             lines,
-        } => trace(&rom, start_pc, lines),
+        } => nes_headless::trace::trace(&rom, start_pc, lines).map_err(|e| e.to_string()),
         Command::Bench {
             rom,
             frames,
             runs,
             lua,
             lua_watchdog,
-        } => bench(&rom, frames, runs, lua.as_deref(), lua_watchdog),
+        } => nes_headless::bench::bench(&rom, frames, runs, lua.as_deref(), lua_watchdog)
+            .map_err(|e| e.to_string()),
         Command::Sweep(args) => match sweep_command(&args) {
             Ok(code) => return code,
-            Err(e) => Err(e),
+            Err(e) => Err(e.to_string()),
         },
         Command::SweepWorker => sweep::worker_main(),
-        Command::TestRoms(args) => match test_roms::run(&args, &mut nes_app::stdout::Stdout) {
+        Command::TestRoms(args) => match test_roms::run(&args, &mut nes_headless::stdout::Stdout) {
             Ok(true) => return 0,
             Ok(false) => return 1,
             Err(e) => Err(e.to_string()),

@@ -47,8 +47,8 @@ fn suite() -> PathBuf {
 }
 
 fn test_rom_folder() -> Result<PathBuf, String> {
-    nes_app::test_roms::find_manifest(None)
-        .map(|manifest| nes_app::test_roms::manifest_root(&manifest))
+    nes_headless::test_roms::find_manifest(None)
+        .map(|manifest| nes_headless::test_roms::manifest_root(&manifest))
         .map_err(|e| e.to_string())
 }
 

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use md5::{Digest, Md5};
-use nes::fm2::{Movie, PortDevice};
 use nes::Buttons;
+use nes_movie::fm2::{Movie, PortDevice};
 
 fn nes(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nes"))

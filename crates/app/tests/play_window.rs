@@ -87,7 +87,7 @@ fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
 /// A test ROM with a real picture: nestest's menu, from the shared test ROMs when present;
 /// otherwise a generated ROM that paints the backdrop red.
 fn test_rom(dir: &Path) -> PathBuf {
-    if let Ok(manifest) = nes_app::test_roms::manifest::find_manifest(None) {
+    if let Ok(manifest) = nes_headless::test_roms::manifest::find_manifest(None) {
         let nestest = manifest.parent().unwrap().join("cpu/nestest/nestest.nes");
         if nestest.is_file() {
             return nestest;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use nes_app::capture::{parse_raw9, sha256_hex, PIXELS};
-use nes_app::sweep::{SweepReport, Verdict};
+use nes_headless::capture::{parse_raw9, sha256_hex, PIXELS};
+use nes_headless::sweep::{SweepReport, Verdict};
 use sha1::{Digest, Sha1};
 
 fn nes(args: &[&str]) -> Output {
@@ -234,7 +234,7 @@ fn load_report(out: &Path) -> SweepReport {
     serde_json::from_str(&text).unwrap()
 }
 
-fn record<'a>(report: &'a SweepReport, rom: &str) -> &'a nes_app::sweep::RomRecord {
+fn record<'a>(report: &'a SweepReport, rom: &str) -> &'a nes_headless::sweep::RomRecord {
     report
         .roms
         .iter()
@@ -522,8 +522,8 @@ fn a_changed_palette_changes_pngs_but_not_raw_hashes() {
 /// The public test ROMs, or `None` (with a note) when they are not installed; under `CI=true`
 /// their absence is a failure, so CI never passes vacuously.
 fn suite_roms() -> Option<PathBuf> {
-    match nes_app::test_roms::find_manifest(None) {
-        Ok(manifest) => Some(nes_app::test_roms::manifest_root(&manifest)),
+    match nes_headless::test_roms::find_manifest(None) {
+        Ok(manifest) => Some(nes_headless::test_roms::manifest_root(&manifest)),
         Err(error) => {
             assert!(
                 std::env::var_os("CI").is_none(),

@@ -7,8 +7,8 @@
 //! names, and per line the reset and power commands, both pads, one frame; for at most
 //! [`MAX_FRAMES`] lines, which bounds the work (a movie's frames are all alike to the console).
 
-use nes::fm2::{Movie, MovieFrame};
 use nes::{Nes, PowerOn, PowerOnRam};
+use nes_movie::fm2::{Movie, MovieFrame};
 
 /// libFuzzer's `-max_len`: 64 KiB holds the longest movie in `tests/fceux/movies` (44 KB).
 pub const MAX_LEN: usize = 64 * 1024;
@@ -55,7 +55,7 @@ fn play(movie: &Movie) {
     nes.set_power_on_ram(PowerOn::FCEUX.ram);
     for line in movie.frames.iter().take(MAX_FRAMES) {
         let MovieFrame { command, pads } = *line;
-        nes.apply_movie_commands(command);
+        command.apply(&mut nes);
         nes.set_buttons(0, pads[0]);
         nes.set_buttons(1, pads[1]);
         nes.run_frame();

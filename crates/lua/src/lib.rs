@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use mlua::thread::ThreadStatus;
 use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
-use nes::fm2::{Commands, MovieFrame};
 use nes::{Buttons, FrameHooks, HookMachine, HookMap, MemoryHooks, Nes, Palette};
+use nes_movie::fm2::{Commands, MovieFrame};
 
 pub use gui::Overlay;
 use machine::lend;
@@ -571,7 +571,7 @@ impl LuaHost {
         }
         if let Some(line) = input.movie {
             command = line.command;
-            nes.apply_movie_commands(command);
+            command.apply(nes);
             latched[0] = line.pads[0].bits();
             latched[1] = line.pads[1].bits();
         }

@@ -521,8 +521,8 @@ fn movies_win_during_playback() {
     );
     let movie = FrameInput {
         user: [Buttons::empty(); 2],
-        movie: Some(nes::fm2::MovieFrame {
-            command: nes::fm2::Commands::empty(),
+        movie: Some(nes_movie::fm2::MovieFrame {
+            command: nes_movie::fm2::Commands::empty(),
             pads: [Buttons::A, Buttons::empty()],
         }),
     };

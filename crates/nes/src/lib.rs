@@ -9,17 +9,15 @@ mod clock;
 mod controller;
 mod controller_ports;
 mod dma_conflicts;
-pub mod fm2;
 mod hardware;
 mod hooks;
-pub mod input_schedule;
 mod memory_map;
 mod motherboard;
 mod power_on;
 mod ppu_scheduler;
 mod region;
-mod rewind;
 mod savestate;
+pub mod test_programs;
 mod trace;
 
 use motherboard::Motherboard;
@@ -35,7 +33,6 @@ pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Re
 pub use nes_ppu::palette::{Palette, PaletteError};
 pub use power_on::{PowerOn, PowerOnRam, Timeline};
 pub use region::Region;
-pub use rewind::Rewind;
 pub use savestate::{StateError, STATE_FORMAT_VERSION};
 
 bitflags::bitflags! {
@@ -374,17 +371,6 @@ impl Nes {
         self.set_buttons(0, held[0]);
         self.set_buttons(1, held[1]);
         self.set_audio_sample_rate(audio_sample_rate);
-    }
-
-    /// Carry out an FM2 line's console commands, as FCEUX does at the input latch: power
-    /// first, then reset. (FDS and VS. System commands mean nothing here.)
-    pub fn apply_movie_commands(&mut self, commands: fm2::Commands) {
-        if commands.contains(fm2::Commands::POWER) {
-            self.power_cycle();
-        }
-        if commands.contains(fm2::Commands::SOFT_RESET) {
-            self.soft_reset();
-        }
     }
 
     /// The buttons held on controller `port` (0 or 1) from now on. Other ports are ignored.

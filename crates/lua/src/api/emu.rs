@@ -120,7 +120,7 @@ pub(super) fn emu_table(
                         MovieMode::Record => shared.commands |= command,
                         MovieMode::Inactive => {}
                     }
-                    nes.apply_movie_commands(command);
+                    command.apply(nes);
                     if shared.movie.mode == MovieMode::Inactive {
                         nes.reset_frame_count();
                     }

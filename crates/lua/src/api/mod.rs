@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use mlua::{Function, Lua, MultiValue, Table, Value};
-use nes::fm2::Commands;
 use nes::CpuRegisters;
+use nes_movie::fm2::Commands;
 
 use crate::format::format_args;
 use crate::gui::Rgba;

@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use crate::Nes;
+use nes::Nes;
 
 /// A rewind history for one console (see the module documentation).
 #[derive(Debug, Clone)]
@@ -143,8 +143,8 @@ fn xor_into(a: &[u8], b: &[u8], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::savestate::tests::busy_rom;
-    use crate::Buttons;
+    use nes::test_programs::busy_rom;
+    use nes::Buttons;
 
     fn input_for(frame: u64) -> Buttons {
         Buttons::from_bits_retain((frame / 7).wrapping_mul(29) as u8)

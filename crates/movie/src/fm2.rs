@@ -6,11 +6,12 @@
 //! `RLDUTSBA` (Right, Left, Down, Up, sTart, Select, B, A), where `.` or a space means released
 //! and any other character pressed. A port with no device (`portN 0`) has an empty field.
 //!
-//! This module is pure text in, text out: it knows nothing about the console.
+//! Parsing and writing are pure text in, text out; [`Commands::apply`] is the one place a line
+//! acts on a console.
 
 use std::fmt;
 
-use crate::Buttons;
+use nes::{Buttons, Nes};
 
 bitflags::bitflags! {
     /// The command field of an input line: console-level events applied before the frame runs.
@@ -26,6 +27,19 @@ bitflags::bitflags! {
         const FDS_SELECT = 0x08;
         /// VS. System: insert a coin.
         const VS_INSERT_COIN = 0x10;
+    }
+}
+
+impl Commands {
+    /// Carries out an FM2 line's console commands, as FCEUX does at the input latch: power
+    /// first, then reset. (FDS and VS. System commands mean nothing on this console.)
+    pub fn apply(self, nes: &mut Nes) {
+        if self.contains(Commands::POWER) {
+            nes.power_cycle();
+        }
+        if self.contains(Commands::SOFT_RESET) {
+            nes.soft_reset();
+        }
     }
 }
 

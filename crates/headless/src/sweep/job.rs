@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use md5::{Digest, Md5};
-use nes::input_schedule::{InputSchedule, ScheduledPress};
 use nes::{Cartridge, CartridgeError, Nes, Palette};
+use nes_movie::input_schedule::{InputSchedule, ScheduledPress};
 use serde::{Deserialize, Serialize};
 
-use crate::capture;
 use crate::hardware::HardwareRecord;
 use crate::power_on::PowerOnRecord;
+use crate::{capture, hex};
 
 use super::report::{CaptureRecord, RomRecord, Verdict};
 
@@ -63,10 +63,6 @@ impl RomJob {
             .unwrap_or_else(|| "rom".to_owned());
         (dir, name)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Run one ROM. Never panics on bad input: an unreadable or unsupported image, a stall or a

@@ -1,4 +1,4 @@
-//! `nes play`: the desktop frontend. A winit window showing the picture through pixels, cpal
+//! `nes play`: the desktop frontend, on top of the headless crate. A winit window showing the picture through pixels, cpal
 //! audio whose clock paces the frames (with dynamic rate control), keyboard and gilrs gamepads
 //! remappable in a TOML file, the usual emulator controls (pause, frame advance, states,
 //! rewind, fast-forward) and FCEUX Lua scripts running with the game.
@@ -26,7 +26,7 @@ use script::Script;
 use window::{App, Session};
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct PlayArgs {
+pub struct PlayArgs {
     /// The ROM to play (.nes). Without it the window says how to open one; a .nes file
     /// dropped onto the window is loaded at any time.
     rom: Option<PathBuf>,
@@ -86,13 +86,13 @@ pub(crate) struct PlayArgs {
     lua_watchdog: Option<f64>,
     /// How the console starts (default: FCEUX's timeline with --lua, else the hardware one).
     #[command(flatten)]
-    power_on: nes_app::power_on::PowerOnArgs,
+    power_on: nes_headless::power_on::PowerOnArgs,
     /// Which console to emulate.
     #[command(flatten)]
-    hardware: nes_app::hardware::HardwareArgs,
+    hardware: nes_headless::hardware::HardwareArgs,
 }
 
-pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
+pub fn play(args: &PlayArgs) -> Result<(), String> {
     let mut notes = Vec::new();
     let mut config = match args.config.clone().or_else(Config::default_path) {
         Some(path) => {
@@ -124,7 +124,8 @@ pub(crate) fn run(args: &PlayArgs) -> Result<(), String> {
         InputMap::from_config(&config)?,
         config.gamepad.stick_threshold,
     );
-    let palette = crate::run::load_palette(args.palette.as_deref())?;
+    let palette =
+        nes_headless::capture::load_palette(args.palette.as_deref()).map_err(|e| e.to_string())?;
     // Absolute paths: a Lua script makes its own folder the working directory.
     let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let game_options = GameOptions {
@@ -214,9 +215,9 @@ fn library_installed(library: &str) -> bool {
             return true;
         }
     }
-    let cache = nes_app::limits::read_limited(
+    let cache = nes_headless::limits::read_limited(
         Path::new("/etc/ld.so.cache"),
-        &nes_app::limits::LOADER_CACHE,
+        &nes_headless::limits::LOADER_CACHE,
     );
     if let Ok(cache) = cache {
         let name = library.as_bytes();

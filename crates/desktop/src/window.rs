@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nes::{Palette, Region, SCREEN_HEIGHT, SCREEN_WIDTH};
-use nes_app::output::save_png;
+use nes_headless::output::save_png;
 use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
@@ -445,13 +445,13 @@ impl App {
                 SCREEN_HEIGHT as u32,
             ) {
                 Ok(()) => {
-                    nes_app::outln!("screenshot: {}", path.display());
+                    nes_headless::outln!("screenshot: {}", path.display());
                 }
                 Err(e) => self.error = self.error.take().or(Some(e.to_string())),
             }
         }
         if let Some(game) = &self.game {
-            nes_app::outln!("frames: {}", game.frames);
+            nes_headless::outln!("frames: {}", game.frames);
         }
         event_loop.exit();
     }
@@ -825,7 +825,7 @@ impl App {
         let message = format!(
             "The emulator crashed running {name} ({}); the game was closed without writing \
              its battery save",
-            nes_app::panic_message(payload)
+            nes_headless::panic_message(payload)
         );
         eprintln!("{message}");
         self.osd.message(message);

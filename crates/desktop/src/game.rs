@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use nes::{Cartridge, Nes, PowerOn, Rewind};
-use nes_app::battery::{BatterySave, LoadOutcome};
-use nes_app::hardware::HardwareChoice;
-use nes_app::limits;
-use nes_app::output::write_atomically;
+use nes::{Cartridge, Nes, PowerOn};
+use nes_headless::battery::{BatterySave, LoadOutcome};
+use nes_headless::hardware::HardwareChoice;
+use nes_headless::limits;
+use nes_headless::output::write_atomically;
+use nes_movie::Rewind;
 
 /// Save-state slots: 0-9.
 pub const SLOTS: u8 = 10;

@@ -232,7 +232,7 @@ impl Progress {
 /// are errors.
 pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
     let started = Instant::now();
-    let palette = load_palette(options.palette_file.as_deref())?;
+    let palette = load_palette(options.palette_file.as_deref()).map_err(|e| e.to_string())?;
     let found = find_roms(&options.roms)?;
     for entry in options.input.unused_entries(&found) {
         eprintln!("warning: --input-file entry `{entry}` matches no ROM");

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use nes_app::output::write_atomically;
+use nes_headless::output::write_atomically;
 
 /// Everything the player can configure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -478,7 +478,7 @@ impl Config {
     /// Load `path`, creating it with the commented defaults when it does not exist.
     /// Returns the config and, when the file was created, a note saying so.
     pub fn load_or_create(path: &Path) -> Result<(Config, Option<String>), String> {
-        match nes_app::limits::read_text_limited(path, &nes_app::limits::CONFIG) {
+        match nes_headless::limits::read_text_limited(path, &nes_headless::limits::CONFIG) {
             Ok(text) => {
                 let config =
                     Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -181,7 +181,8 @@ pub fn worker_main() -> Result<(), String> {
         .map_err(|error| format!("cannot read the request: {error}"))?;
     let request: WorkerRequest =
         serde_json::from_slice(&input).map_err(|error| format!("bad request: {error}"))?;
-    let palette = crate::capture::load_palette(request.palette_file.as_deref())?;
+    let palette =
+        crate::capture::load_palette(request.palette_file.as_deref()).map_err(|e| e.to_string())?;
     let record = run_rom(&request.job, &request.settings, &palette);
     let text = serde_json::to_string(&record).map_err(|error| error.to_string())?;
     crate::outln!("{text}");

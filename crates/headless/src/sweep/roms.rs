@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
-use nes::input_schedule::ScheduledPress;
+use nes_movie::input_schedule::ScheduledPress;
 use serde::Deserialize;
 
 /// A ROM found for the sweep: its report key and where it is.

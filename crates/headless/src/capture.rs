@@ -22,13 +22,15 @@ pub const RAW9_LEN: usize = PIXELS * 2;
 pub const PIXEL_BITS: u16 = 0x1FF;
 
 /// The palette for PNGs: a `.pal` file (64 or 512 colours), or the built-in NTSC palette.
-pub fn load_palette(path: Option<&Path>) -> Result<Palette, String> {
+pub fn load_palette(path: Option<&Path>) -> Result<Palette, crate::Error> {
     match path {
         None => Ok(Palette::ntsc()),
         Some(path) => {
-            let bytes = crate::limits::read_limited(path, &crate::limits::PALETTE)
-                .map_err(|error| error.to_string())?;
-            Palette::from_pal_bytes(&bytes).map_err(|error| format!("{}: {error}", path.display()))
+            let bytes = crate::limits::read_limited(path, &crate::limits::PALETTE)?;
+            Palette::from_pal_bytes(&bytes).map_err(|source| crate::Error::Palette {
+                path: path.to_path_buf(),
+                source,
+            })
         }
     }
 }
@@ -67,10 +69,7 @@ pub fn parse_raw9(bytes: &[u8]) -> Result<Vec<u16>, String> {
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::hex(&Sha256::digest(bytes))
 }
 
 /// Parse a comma-separated list of frame numbers (`120,300,450`), counted from 1. The result is

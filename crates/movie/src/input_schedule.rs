@@ -8,7 +8,33 @@
 
 use std::fmt;
 
-use crate::Buttons;
+use nes::Buttons;
+
+/// Why a `--press` entry or a button list was not accepted: what is wrong, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PressError(String);
+
+impl From<String> for PressError {
+    fn from(message: String) -> PressError {
+        PressError(message)
+    }
+}
+
+impl From<&str> for PressError {
+    fn from(message: &str) -> PressError {
+        PressError(message.to_owned())
+    }
+}
+
+/// Why an input file was not accepted: its first bad entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {error}")]
+pub struct ScheduleFileError {
+    /// The 1-based line of the file.
+    pub line: usize,
+    pub error: PressError,
+}
 
 /// One `FRAME:BUTTONS[:HOLD_FRAMES]` entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,32 +48,33 @@ pub struct ScheduledPress {
 
 impl ScheduledPress {
     /// Parse one entry; the error says what is wrong with it.
-    pub fn parse(text: &str) -> Result<ScheduledPress, String> {
+    pub fn parse(text: &str) -> Result<ScheduledPress, PressError> {
         let text = text.trim();
         let mut parts = text.split(':');
         let frame_text = parts.next().unwrap_or_default().trim();
         let Some(buttons_text) = parts.next() else {
-            return Err(format!("`{text}` is not FRAME:BUTTONS[:HOLD_FRAMES]"));
+            return Err(format!("`{text}` is not FRAME:BUTTONS[:HOLD_FRAMES]").into());
         };
         let hold_text = parts.next();
         if parts.next().is_some() {
             return Err(format!(
                 "`{text}` has too many `:` (expected FRAME:BUTTONS[:HOLD_FRAMES])"
-            ));
+            )
+            .into());
         }
         let first_frame = frame_text
             .parse::<u64>()
             .map_err(|_| format!("`{frame_text}` is not a frame number"))?;
         if first_frame == 0 {
-            return Err("frames are counted from 1: frame 0 does not exist".to_owned());
+            return Err("frames are counted from 1: frame 0 does not exist".into());
         }
         let buttons = parse_buttons(buttons_text.trim())?;
         let hold_frames = match hold_text.map(str::trim) {
             None => 1,
             Some(hold) => match hold.parse::<u64>() {
-                Ok(0) => return Err("HOLD_FRAMES must be at least 1".to_owned()),
+                Ok(0) => return Err("HOLD_FRAMES must be at least 1".into()),
                 Ok(n) => n,
-                Err(_) => return Err(format!("`{hold}` is not a number of frames to hold")),
+                Err(_) => return Err(format!("`{hold}` is not a number of frames to hold").into()),
             },
         };
         Ok(ScheduledPress {
@@ -123,11 +150,11 @@ fn button_letter(letter: char) -> Option<Buttons> {
 }
 
 /// `ABsSUDLR` letters, or names joined with `+` (each part may also be a group of letters).
-pub fn parse_buttons(text: &str) -> Result<Buttons, String> {
+pub fn parse_buttons(text: &str) -> Result<Buttons, PressError> {
     if text.is_empty() {
         return Err(
             "no buttons given (use letters from `ABsSUDLR`, names like `start+a`, or `none`)"
-                .to_owned(),
+                .into(),
         );
     }
     let mut buttons = Buttons::empty();
@@ -138,7 +165,7 @@ pub fn parse_buttons(text: &str) -> Result<Buttons, String> {
             continue;
         }
         if part.is_empty() {
-            return Err(format!("`{text}` has an empty part between `+`"));
+            return Err(format!("`{text}` has an empty part between `+`").into());
         }
         for letter in part.chars() {
             buttons |= button_letter(letter).ok_or_else(|| {
@@ -177,15 +204,17 @@ impl InputSchedule {
 
     /// Parse a file of entries, one per line; `#` starts a comment, blank lines are skipped.
     /// Errors read `line N: ...`.
-    pub fn parse_file(text: &str) -> Result<InputSchedule, String> {
+    pub fn parse_file(text: &str) -> Result<InputSchedule, ScheduleFileError> {
         let mut schedule = InputSchedule::new();
         for (index, line) in text.lines().enumerate() {
             let entry = line.split('#').next().unwrap_or_default().trim();
             if entry.is_empty() {
                 continue;
             }
-            let press =
-                ScheduledPress::parse(entry).map_err(|e| format!("line {}: {e}", index + 1))?;
+            let press = ScheduledPress::parse(entry).map_err(|error| ScheduleFileError {
+                line: index + 1,
+                error,
+            })?;
             schedule.push(press);
         }
         Ok(schedule)
@@ -266,14 +295,16 @@ mod tests {
             ("1:A:2:3", "too many"),
         ];
         for (text, needle) in cases {
-            let err = ScheduledPress::parse(text).unwrap_err();
+            let err = ScheduledPress::parse(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
         }
         assert!(ScheduledPress::parse("1:")
             .unwrap_err()
+            .to_string()
             .contains("no buttons"));
         assert!(ScheduledPress::parse("1:a++b")
             .unwrap_err()
+            .to_string()
             .contains("empty part"));
     }
 
@@ -310,8 +341,9 @@ mod tests {
         assert_eq!(schedule.buttons_for_frame(229), Buttons::A | Buttons::B);
 
         let err = InputSchedule::parse_file("100:S\n\n# fine\n150:jump\n").unwrap_err();
-        assert!(err.starts_with("line 4: "), "{err}");
-        assert!(err.contains("jump"), "{err}");
+        assert_eq!(err.line, 4);
+        assert!(err.to_string().starts_with("line 4: "), "{err}");
+        assert!(err.error.to_string().contains("jump"), "{err}");
     }
 
     #[test]
