@@ -127,7 +127,7 @@ fn command_status() -> u8 {
             Ok(status) => return status,
             Err(e) => Err(e.to_string()),
         },
-        Command::Play(args) => nes_desktop::play(&args),
+        Command::Play(args) => nes_desktop::play(&args).map_err(|e| e.to_string()),
         Command::Trace {
             rom,
             start_pc,

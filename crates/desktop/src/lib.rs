@@ -92,11 +92,31 @@ pub struct PlayArgs {
     hardware: nes_headless::hardware::HardwareArgs,
 }
 
-pub fn play(args: &PlayArgs) -> Result<(), String> {
+/// Why `nes play` could not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    /// The settings file or its key bindings.
+    #[error("{0}")]
+    Settings(String),
+    /// A file or option given on the command line (ROM, palette, save folder, script).
+    #[error("{0}")]
+    Arguments(String),
+    #[error(transparent)]
+    Headless(#[from] nes_headless::Error),
+    /// No display, or the window system failed.
+    #[error("{0}")]
+    Window(String),
+    /// The game failed while it ran (a write the player asked for, a broken state).
+    #[error("{0}")]
+    Game(String),
+}
+
+/// `nes play`: opens the window and runs until the player quits.
+pub fn play(args: &PlayArgs) -> Result<(), PlayError> {
     let mut notes = Vec::new();
     let mut config = match args.config.clone().or_else(Config::default_path) {
         Some(path) => {
-            let (config, note) = Config::load_or_create(&path)?;
+            let (config, note) = Config::load_or_create(&path).map_err(PlayError::Settings)?;
             notes.extend(note);
             config
         }
@@ -121,11 +141,10 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
         config.lua.watchdog_seconds = seconds;
     }
     let input = InputState::new(
-        InputMap::from_config(&config)?,
+        InputMap::from_config(&config).map_err(PlayError::Settings)?,
         config.gamepad.stick_threshold,
     );
-    let palette =
-        nes_headless::capture::load_palette(args.palette.as_deref()).map_err(|e| e.to_string())?;
+    let palette = nes_headless::capture::load_palette(args.palette.as_deref())?;
     // Absolute paths: a Lua script makes its own folder the working directory.
     let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let game_options = GameOptions {
@@ -139,7 +158,10 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
     };
     if let Some(dir) = &args.save_dir {
         if !dir.is_dir() {
-            return Err(format!("--save-dir {} is not a folder", dir.display()));
+            return Err(PlayError::Arguments(format!(
+                "--save-dir {} is not a folder",
+                dir.display()
+            )));
         }
     }
     // A bad ROM or a missing script is reported before any window opens.
@@ -147,16 +169,21 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
         .rom
         .as_deref()
         .map(|rom| Game::load(rom, &game_options, &mut notes))
-        .transpose()?;
+        .transpose()
+        .map_err(PlayError::Arguments)?;
     let script = match &args.lua {
         Some(path) if !path.is_file() => {
-            return Err(format!("--lua {}: no such script file", path.display()))
+            return Err(PlayError::Arguments(format!(
+                "--lua {}: no such script file",
+                path.display()
+            )))
         }
         Some(path) => Some(Script::new(path, args.lua_arg.clone())),
         None => None,
     };
-    check_display()?;
-    let event_loop = EventLoop::new().map_err(|e| format!("cannot open a window: {e}"))?;
+    check_display().map_err(PlayError::Window)?;
+    let event_loop =
+        EventLoop::new().map_err(|e| PlayError::Window(format!("cannot open a window: {e}")))?;
     let session = Session {
         palette,
         game_options,
@@ -168,8 +195,8 @@ pub fn play(args: &PlayArgs) -> Result<(), String> {
     let mut app = App::new(config, session, input, game, script, notes);
     event_loop
         .run_app(&mut app)
-        .map_err(|e| format!("the window's event loop failed: {e}"))?;
-    app.into_result()
+        .map_err(|e| PlayError::Window(format!("the window's event loop failed: {e}")))?;
+    app.into_result().map_err(PlayError::Game)
 }
 
 /// Check what winit needs but would panic (not return an error) without: a display to talk

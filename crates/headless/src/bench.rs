@@ -29,9 +29,7 @@ pub fn bench(
                     palette: nes::Palette::ntsc(),
                 };
                 let mut host = nes_lua::LuaHost::load(script, options)?;
-                host.set_watchdog(
-                    nes_lua::watchdog_limit(watchdog.unwrap_or(0.0)).map_err(Error::Options)?,
-                );
+                host.set_watchdog(nes_lua::watchdog_limit(watchdog.unwrap_or(0.0))?);
                 host.start(&mut nes);
                 Some(host)
             }

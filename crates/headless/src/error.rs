@@ -44,11 +44,12 @@ pub enum Error {
     /// A Lua script could not be started.
     #[error("lua: {0}")]
     ScriptLoad(#[from] nes_lua::LoadError),
+    #[error(transparent)]
+    Watchdog(#[from] nes_lua::WatchdogError),
     /// A script failed where the command cannot go on without it (`nes bench --lua`).
     #[error("lua error: {0}")]
     Script(String),
-    /// Options that cannot all hold (a capture past the last frame, a state past it, a bad
-    /// watchdog time).
+    /// Options that cannot all hold (a capture past the last frame, a state past it).
     #[error("{0}")]
     Options(String),
     /// A sweep could not start or finish (its report says which ROM and why).

@@ -34,7 +34,7 @@ use nes_movie::fm2::{Commands, MovieFrame};
 pub use gui::Overlay;
 use machine::lend;
 use watchdog::Watchdog;
-pub use watchdog::{parse_watchdog_seconds, watchdog_limit};
+pub use watchdog::{parse_watchdog_seconds, watchdog_limit, WatchdogError};
 
 /// How fast the script asked the emulator to run (`emu.speedmode`). Headless runs are
 /// unthrottled whatever the mode; a window honours it.

@@ -212,15 +212,22 @@ pub(crate) fn stopping(lua: &Lua) -> bool {
 
 /// The limit for a number of seconds as a user gives it (`--lua-watchdog`, a config file):
 /// 0 is none; negative, not-a-number and absurdly large values are refused.
-pub fn watchdog_limit(seconds: f64) -> Result<Option<Duration>, String> {
+pub fn watchdog_limit(seconds: f64) -> Result<Option<Duration>, WatchdogError> {
     if seconds.is_nan() || seconds < 0.0 {
-        return Err(format!(
-            "the Lua watchdog's time must be 0 (off) or a positive number of seconds, not {seconds}"
-        ));
+        return Err(WatchdogError::NotPositive(seconds));
     }
-    let limit = Duration::try_from_secs_f64(seconds)
-        .map_err(|_| format!("the Lua watchdog's time of {seconds} seconds is too large"))?;
+    let limit =
+        Duration::try_from_secs_f64(seconds).map_err(|_| WatchdogError::TooLarge(seconds))?;
     Ok((!limit.is_zero()).then_some(limit))
+}
+
+/// A watchdog time [`watchdog_limit`] refuses.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum WatchdogError {
+    #[error("the Lua watchdog's time must be 0 (off) or a positive number of seconds, not {0}")]
+    NotPositive(f64),
+    #[error("the Lua watchdog's time of {0} seconds is too large")]
+    TooLarge(f64),
 }
 
 /// A command-line `SECONDS` for the watchdog (clap's value parser): checked by
@@ -230,7 +237,7 @@ pub fn parse_watchdog_seconds(text: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    watchdog_limit(seconds)?;
+    watchdog_limit(seconds).map_err(|error| error.to_string())?;
     Ok(seconds)
 }
 

@@ -35,9 +35,7 @@ pub fn start(
         palette: palette.clone(),
     };
     let mut host = LuaHost::load(script, options)?;
-    host.set_watchdog(
-        nes_lua::watchdog_limit(lua.lua_watchdog.unwrap_or(0.0)).map_err(Error::Options)?,
-    );
+    host.set_watchdog(nes_lua::watchdog_limit(lua.lua_watchdog.unwrap_or(0.0))?);
     // Each line as it is printed: a script that prints and then hangs or quits loses nothing.
     host.set_print_sink(|line| {
         let mut text = Vec::with_capacity(line.len() + 1);
