@@ -36,7 +36,7 @@ cargo test --workspace --locked
 echo "== ROM-dependent tests refuse to skip under CI"
 no_roms="$(mktemp -d)"
 for test in "-p nes-cpu --test nestest" "-p nes-cartridge --lib holy_mapperel" \
-    "-p nes-app --lib shared_manifest_parses" "-p nes-workspace-tests --test rom_suites" \
+    "-p nes-headless --lib shared_manifest_parses" "-p nes-workspace-tests --test rom_suites" \
     "-p nes-fuzzing --lib rom_image::tests::smoke"; do
     # shellcheck disable=SC2086
     if NES_TEST_ROMS="$no_roms" CI=true cargo test --locked -q $test >/dev/null 2>&1; then
