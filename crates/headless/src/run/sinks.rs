@@ -47,8 +47,11 @@ pub trait RunSink {
         Ok(())
     }
 
-    /// Called once after the last frame: write the output and say where it went.
-    fn finish(self: Box<Self>, end: &mut RunEnd<'_>) -> Result<(), Error>;
+    /// Called once after the last frame: write the output and say where it went. The default
+    /// does nothing (a sink that wrote as it went).
+    fn finish(self: Box<Self>, _end: &mut RunEnd<'_>) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// `--capture`: the listed frames as PNG and raw9 files, each picture's SHA-256 printed.
@@ -102,10 +105,6 @@ impl RunSink for Captures {
             files.png.display(),
             files.raw9.display()
         );
-        Ok(())
-    }
-
-    fn finish(self: Box<Self>, _end: &mut RunEnd<'_>) -> Result<(), Error> {
         Ok(())
     }
 }
