@@ -20,13 +20,10 @@ fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
 
 /// A 32 KiB NROM image whose program loops forever at $8000.
 fn looping_rom() -> Vec<u8> {
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     let mut prg = vec![0xEA; 0x8000];
     prg[..3].copy_from_slice(&[0x4C, 0x00, 0x80]); // JMP $8000
     prg[0x7FFC..0x7FFE].copy_from_slice(&[0x00, 0x80]);
-    image.extend_from_slice(&prg);
-    image.extend_from_slice(&[0; 0x2000]);
-    image
+    nes::ines_image(0, &prg, &[0; 0x2000])
 }
 
 #[test]

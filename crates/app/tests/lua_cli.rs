@@ -22,11 +22,7 @@ fn pad_rom() -> Vec<u8> {
     prg[0x100..0x100 + nmi.len()].copy_from_slice(&nmi);
     prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
-    image.extend_from_slice(&prg);
-    image.extend_from_slice(&[0; 0x2000]);
-    image
+    nes::ines_image(0, &prg, &[0; 0x2000])
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

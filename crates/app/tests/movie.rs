@@ -69,11 +69,9 @@ fn input_rom() -> (Vec<u8>, Vec<u8>) {
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
     prg[0x7FFE..0x8000].copy_from_slice(&0x8125u16.to_le_bytes()); // IRQ: the RTI
     let chr: Vec<u8> = (0..0x2000u32).map(|i| (i * 7) as u8).collect();
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
+    let image = nes::ines_image(0, &prg, &chr);
     let mut prg_chr = prg;
     prg_chr.extend_from_slice(&chr);
-    image.extend_from_slice(&prg_chr);
     (prg_chr, image)
 }
 

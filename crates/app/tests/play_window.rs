@@ -93,8 +93,6 @@ fn test_rom(dir: &Path) -> PathBuf {
             return nestest;
         }
     }
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
     let mut prg = vec![0xEA; 0x8000];
     #[rustfmt::skip]
     let program = [
@@ -105,8 +103,7 @@ fn test_rom(dir: &Path) -> PathBuf {
     ];
     prg[..program.len()].copy_from_slice(&program);
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-    image.extend_from_slice(&prg);
-    image.extend_from_slice(&[0; 0x2000]);
+    let image = nes::ines_image(0, &prg, &[0; 0x2000]);
     let path = dir.join("red.nes");
     std::fs::write(&path, image).unwrap();
     path

@@ -31,14 +31,11 @@ fn counting_rom(variant: u8) -> Vec<u8> {
         0xA5, 0x00, 0x65, 0x02, 0x85, 0x02, // LDA $00; ADC $02; STA $02
         0x4C, 0x00, 0x80,                   // JMP $8000
     ];
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     let mut prg = vec![0xEA; 0x8000];
     prg[..code.len()].copy_from_slice(&code);
     prg[0x100] = variant;
     prg[0x7FFC..0x7FFE].copy_from_slice(&[0x00, 0x80]);
-    image.extend_from_slice(&prg);
-    image.extend_from_slice(&[0; 0x2000]);
-    image
+    nes::ines_image(0, &prg, &[0; 0x2000])
 }
 
 fn stdout_of(out: &Output) -> String {

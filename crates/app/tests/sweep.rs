@@ -34,8 +34,6 @@ fn path_str(path: &Path) -> &str {
 /// A 32 KiB NROM image (8 KiB CHR ROM of zeros): `main` at $8000, `nmi` at $8100, `data` at
 /// $8200; rendering stays off, so every pixel shows the backdrop colour ($3F00).
 fn nrom(main: &[u8], nmi: &[u8], data: &[u8]) -> Vec<u8> {
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
     let mut prg = vec![0xEA; 0x8000];
     prg[..main.len()].copy_from_slice(main);
     prg[0x100..0x100 + nmi.len()].copy_from_slice(nmi);
@@ -43,9 +41,7 @@ fn nrom(main: &[u8], nmi: &[u8], data: &[u8]) -> Vec<u8> {
     prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
     prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
     prg[0x7FFE..0x8000].copy_from_slice(&0x8100u16.to_le_bytes());
-    image.extend_from_slice(&prg);
-    image.extend_from_slice(&[0; 0x2000]);
-    image
+    nes::ines_image(0, &prg, &[0; 0x2000])
 }
 
 /// Main loop: keep enabling NMI (the PPU ignores $2000 writes while it warms up).

@@ -13,106 +13,33 @@
 use std::cell::RefCell;
 
 use mlua::{Function, Lua, MultiValue};
-use nes::{CpuRegisters, HookMachine, Nes};
+use nes::{HookMachine, Inspect, Nes};
 
-/// What a host entry can lend.
-pub(crate) trait Machine {
-    fn peek(&self, addr: u16) -> u8;
-    fn poke(&mut self, addr: u16, value: u8);
-    fn registers(&self) -> CpuRegisters;
-    fn set_registers(&mut self, regs: CpuRegisters);
-    /// FCEUX's lag flag, live (`emu.lagged`, `emu.setlagflag`).
-    fn lagged(&self) -> bool;
-    fn set_lagged(&mut self, lagged: bool);
+/// What a host entry can lend: everything [`Inspect`] offers, plus the whole console at frame
+/// boundaries and FCEUX's cycle count where the script runs.
+pub(crate) trait Machine: Inspect {
     /// The whole console: only at frame boundaries, never inside a memory hook.
     fn console(&mut self) -> Option<&mut Nes>;
     /// The CPU cycle count FCEUX's debugger has here (`debugger.getcyclescount`, before the
     /// script's base is taken off): [`HookMachine::fceux_cycles`] inside a hook.
     fn cycles(&self) -> u64;
-    /// `debugger.getinstructionscount` ([`Nes::instruction_count`]) and its reset.
-    fn instructions(&self) -> u64;
-    fn reset_instructions(&mut self);
-    /// The cartridge's ROM image after the iNES header (`rom.readbyte`, `rom.writebyte`):
-    /// see [`Nes::rom_byte`] and [`Nes::patch_rom`].
-    fn rom_byte(&self, offset: usize) -> Option<u8>;
-    fn patch_rom(&mut self, offset: usize, value: u8);
 }
 
 impl Machine for Nes {
-    fn peek(&self, addr: u16) -> u8 {
-        Nes::peek(self, addr)
-    }
-    fn poke(&mut self, addr: u16, value: u8) {
-        Nes::poke(self, addr, value)
-    }
-    fn registers(&self) -> CpuRegisters {
-        self.cpu_registers()
-    }
-    fn set_registers(&mut self, regs: CpuRegisters) {
-        self.set_cpu_registers(regs)
-    }
-    fn lagged(&self) -> bool {
-        Nes::lagged(self)
-    }
-    fn set_lagged(&mut self, lagged: bool) {
-        Nes::set_lagged(self, lagged)
-    }
     fn console(&mut self) -> Option<&mut Nes> {
         Some(self)
     }
     fn cycles(&self) -> u64 {
         self.cpu_cycles()
     }
-    fn instructions(&self) -> u64 {
-        self.instruction_count()
-    }
-    fn reset_instructions(&mut self) {
-        self.reset_instruction_count()
-    }
-    fn rom_byte(&self, offset: usize) -> Option<u8> {
-        Nes::rom_byte(self, offset)
-    }
-    fn patch_rom(&mut self, offset: usize, value: u8) {
-        Nes::patch_rom(self, offset, value);
-    }
 }
 
 impl Machine for HookMachine<'_> {
-    fn peek(&self, addr: u16) -> u8 {
-        HookMachine::peek(self, addr)
-    }
-    fn poke(&mut self, addr: u16, value: u8) {
-        HookMachine::poke(self, addr, value)
-    }
-    fn registers(&self) -> CpuRegisters {
-        self.cpu_registers()
-    }
-    fn set_registers(&mut self, regs: CpuRegisters) {
-        self.set_cpu_registers(regs)
-    }
-    fn lagged(&self) -> bool {
-        HookMachine::lagged(self)
-    }
-    fn set_lagged(&mut self, lagged: bool) {
-        HookMachine::set_lagged(self, lagged)
-    }
     fn console(&mut self) -> Option<&mut Nes> {
         None
     }
     fn cycles(&self) -> u64 {
         self.fceux_cycles()
-    }
-    fn instructions(&self) -> u64 {
-        self.instruction_count()
-    }
-    fn reset_instructions(&mut self) {
-        self.reset_instruction_count()
-    }
-    fn rom_byte(&self, offset: usize) -> Option<u8> {
-        HookMachine::rom_byte(self, offset)
-    }
-    fn patch_rom(&mut self, offset: usize, value: u8) {
-        HookMachine::patch_rom(self, offset, value);
     }
 }
 

@@ -7,10 +7,10 @@
 //! a handler use the plain motherboard, whose hook questions are constant `false`: they cost
 //! nothing at all.
 
-use nes_cpu::{Bus, Cpu, DmaKind, Fetch, Status};
+use nes_cpu::{Bus, Cpu, DmaKind, Fetch};
 
 use crate::motherboard::Motherboard;
-use crate::{CpuRegisters, Nes};
+use crate::Nes;
 
 /// One bit per CPU address, plus a count so "nothing hooked" is one test.
 #[derive(Clone)]
@@ -130,35 +130,16 @@ const OAM_DMA: u16 = 0x4014;
 /// What a memory hook may touch while the CPU is stopped inside an instruction.
 #[derive(Debug)]
 pub struct HookMachine<'a> {
-    cpu: &'a mut Cpu,
-    board: &'a mut Motherboard,
+    pub(crate) cpu: &'a mut Cpu,
+    pub(crate) board: &'a mut Motherboard,
     /// See [`HookMachine::fceux_cycles`].
     fceux_cycles: u64,
     /// 1 in the opcode read hook and the exec hook, which run before the CPU counts the
     /// instruction (see [`Cpu::instructions`]); FCEUX counts it before them.
-    uncounted: u64,
+    pub(crate) uncounted: u64,
 }
 
 impl HookMachine<'_> {
-    /// Side-effect-free read through the CPU map (see [`Nes::peek`]).
-    pub fn peek(&self, addr: u16) -> u8 {
-        self.board.peek(addr)
-    }
-
-    /// A debugger store (see [`Nes::poke`]); it fires no hook.
-    pub fn poke(&mut self, addr: u16, value: u8) {
-        self.board.poke(addr, value);
-    }
-
-    pub fn cpu_registers(&self) -> CpuRegisters {
-        registers_of(self.cpu)
-    }
-
-    /// Change the registers (the cycle count is kept).
-    pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
-        set_registers_of(self.cpu, regs);
-    }
-
     /// The CPU cycle count as FCEUX's debugger has it at this point of the instruction (Lua's
     /// `debugger.getcyclescount()`, before its base is taken off). FCEUX charges an opcode's
     /// whole base cost (its cycle table) when it fetches it and the page-crossing and branch
@@ -172,59 +153,6 @@ impl HookMachine<'_> {
     pub fn fceux_cycles(&self) -> u64 {
         self.fceux_cycles
     }
-
-    /// See [`Nes::instruction_count`]; the hooked instruction is counted.
-    pub fn instruction_count(&self) -> u64 {
-        self.cpu.instructions().wrapping_add(self.uncounted)
-    }
-
-    /// See [`Nes::reset_instruction_count`]: the hooked instruction counts from 0 too, so
-    /// the rest of its hooks see 0 (as in FCEUX).
-    pub fn reset_instruction_count(&mut self) {
-        self.cpu.set_instructions(0u64.wrapping_sub(self.uncounted));
-    }
-
-    /// See [`Nes::rom_byte`].
-    pub fn rom_byte(&self, offset: usize) -> Option<u8> {
-        self.board.cart.rom_byte(offset)
-    }
-
-    /// See [`Nes::patch_rom`]. The PPU has been caught up to this cycle, so a CHR patch shows
-    /// from the next dot on.
-    pub fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
-        self.board.cart.patch_rom(offset, value)
-    }
-
-    /// The frame's lag flag so far (see [`Nes::lagged`]).
-    pub fn lagged(&self) -> bool {
-        !self.board.ports.read_this_frame
-    }
-
-    /// See [`Nes::set_lagged`].
-    pub fn set_lagged(&mut self, lagged: bool) {
-        self.board.ports.read_this_frame = !lagged;
-    }
-}
-
-pub(crate) fn registers_of(cpu: &Cpu) -> CpuRegisters {
-    CpuRegisters {
-        pc: cpu.pc,
-        a: cpu.a,
-        x: cpu.x,
-        y: cpu.y,
-        s: cpu.s,
-        p: cpu.p.bits(),
-        cycles: cpu.cycles(),
-    }
-}
-
-pub(crate) fn set_registers_of(cpu: &mut Cpu, regs: CpuRegisters) {
-    cpu.pc = regs.pc;
-    cpu.a = regs.a;
-    cpu.x = regs.x;
-    cpu.y = regs.y;
-    cpu.s = regs.s;
-    cpu.p = Status::from_bits_retain(regs.p);
 }
 
 /// A memory-hook handler (the Lua host). The console asks `map()` on every CPU access, so it
@@ -424,6 +352,7 @@ impl Nes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Inspect;
 
     #[test]
     fn address_set_counts_members_once() {
@@ -473,13 +402,10 @@ mod tests {
         let code = [
             0xA2, 0x00, 0xE0, 0x1E, 0xD0, 0x02, 0xE6, 0x10, 0x4C, 0x08, 0x80,
         ];
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
         let mut prg = vec![0xEA; 0x8000];
         prg[..code.len()].copy_from_slice(&code);
         prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
-        image.extend_from_slice(&prg);
-        image.extend_from_slice(&[0; 0x2000]);
+        let image = crate::ines_image(0, &prg, &[0; 0x2000]);
         let mut nes = Nes::from_ines(&image).unwrap();
         let mut hooks = Recorder::default();
         hooks.map.exec.set(0x8002, true);

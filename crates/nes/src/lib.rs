@@ -11,6 +11,7 @@ mod controller_ports;
 mod dma_conflicts;
 mod hardware;
 mod hooks;
+mod inspect;
 mod memory_map;
 mod motherboard;
 mod power_on;
@@ -29,6 +30,7 @@ pub use hardware::{
     UnknownVariant, VariantNames,
 };
 pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
+pub use inspect::Inspect;
 pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
 pub use power_on::{PowerOn, PowerOnRam, Timeline};
@@ -74,6 +76,30 @@ pub struct CpuRegisters {
     pub p: u8,
     /// CPU cycles since power-on (the 7-cycle reset sequence included).
     pub cycles: u64,
+}
+
+impl CpuRegisters {
+    fn of(cpu: &Cpu) -> CpuRegisters {
+        CpuRegisters {
+            pc: cpu.pc,
+            a: cpu.a,
+            x: cpu.x,
+            y: cpu.y,
+            s: cpu.s,
+            p: cpu.p.bits(),
+            cycles: cpu.cycles(),
+        }
+    }
+
+    /// Set the CPU's registers; its cycle count is the caller's to set or keep.
+    fn store_in(self, cpu: &mut Cpu) {
+        cpu.pc = self.pc;
+        cpu.a = self.a;
+        cpu.x = self.x;
+        cpu.y = self.y;
+        cpu.s = self.s;
+        cpu.p = Status::from_bits_retain(self.p);
+    }
 }
 
 /// Width and height of the picture.
@@ -398,25 +424,12 @@ impl Nes {
     }
 
     pub fn cpu_registers(&self) -> CpuRegisters {
-        CpuRegisters {
-            pc: self.cpu.pc,
-            a: self.cpu.a,
-            x: self.cpu.x,
-            y: self.cpu.y,
-            s: self.cpu.s,
-            p: self.cpu.p.bits(),
-            cycles: self.cpu.cycles(),
-        }
+        CpuRegisters::of(&self.cpu)
     }
 
     /// Force CPU registers (nestest automation mode, Lua `setregister`).
     pub fn set_cpu_registers(&mut self, regs: CpuRegisters) {
-        self.cpu.pc = regs.pc;
-        self.cpu.a = regs.a;
-        self.cpu.x = regs.x;
-        self.cpu.y = regs.y;
-        self.cpu.s = regs.s;
-        self.cpu.p = Status::from_bits_retain(regs.p);
+        regs.store_in(&mut self.cpu);
         self.cpu.set_cycles(regs.cycles);
     }
 
@@ -512,17 +525,13 @@ mod tests {
 
     /// An NROM image (32 KiB PRG, 8 KiB CHR) with `main` at $8000 and `nmi` at $8100.
     fn rom(main: &[u8], nmi: &[u8]) -> Vec<u8> {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
         let mut prg = vec![0xEA; 0x8000];
         prg[..main.len()].copy_from_slice(main);
         prg[0x100..0x100 + nmi.len()].copy_from_slice(nmi);
         prg[0x7FFA..0x7FFC].copy_from_slice(&0x8100u16.to_le_bytes());
         prg[0x7FFC..0x7FFE].copy_from_slice(&0x8000u16.to_le_bytes());
         prg[0x7FFE..0x8000].copy_from_slice(&0x8100u16.to_le_bytes());
-        image.extend_from_slice(&prg);
-        image.extend_from_slice(&[0; 0x2000]);
-        image
+        ines_image(0, &prg, &[0; 0x2000])
     }
 
     /// Main loop: keep NMI enabled (writes during the PPU's warm-up are ignored, so repeat).

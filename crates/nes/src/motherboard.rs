@@ -331,10 +331,8 @@ mod tests {
 
     /// NROM, 32 KiB PRG where byte `i` holds `i as u8`, 8 KiB CHR ROM.
     fn bus() -> Motherboard {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-        image.resize(16, 0);
-        image.extend((0..0x8000u32).map(|i| i as u8));
-        image.resize(image.len() + 0x2000, 0);
+        let prg: Vec<u8> = (0..0x8000u32).map(|i| i as u8).collect();
+        let image = crate::ines_image(0, &prg, &[0; 0x2000]);
         let cart = Cartridge::from_ines(&image).expect("valid NROM image");
         Motherboard::new(cart, Region::Ntsc, ClockAlignment::default())
     }

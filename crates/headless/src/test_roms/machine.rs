@@ -1,10 +1,11 @@
 //! The handful of console operations the result protocols need, as a trait so every protocol can
 //! be unit-tested against a scripted fake, plus helpers shared by several protocols.
 
-use nes::{Buttons, CpuRegisters};
+use nes::{Buttons, Inspect};
 
-/// A console the protocols can drive. Implemented for [`nes::Nes`].
-pub trait Machine {
+/// A console the protocols can drive: what [`Inspect`] reads and changes, plus running it.
+/// Implemented for [`nes::Nes`].
+pub trait Machine: Inspect {
     /// Run until the next frame is complete.
     fn run_frame(&mut self);
     /// Execute one instruction.
@@ -14,13 +15,8 @@ pub trait Machine {
     /// Pull the CPU reset line.
     fn soft_reset(&mut self);
     fn set_buttons(&mut self, port: usize, buttons: Buttons);
-    /// Side-effect-free CPU-space read.
-    fn peek(&self, addr: u16) -> u8;
-    fn poke(&mut self, addr: u16, value: u8);
     /// Side-effect-free PPU-space read (nametables after mirroring).
     fn peek_ppu(&self, addr: u16) -> u8;
-    fn cpu_registers(&self) -> CpuRegisters;
-    fn set_cpu_registers(&mut self, regs: CpuRegisters);
     /// `Some(pc)` once the CPU executed a JAM opcode.
     fn jammed_at(&self) -> Option<u16>;
     /// nestest.log-format line for the instruction about to execute.
@@ -43,20 +39,8 @@ impl Machine for nes::Nes {
     fn set_buttons(&mut self, port: usize, buttons: Buttons) {
         nes::Nes::set_buttons(self, port, buttons)
     }
-    fn peek(&self, addr: u16) -> u8 {
-        nes::Nes::peek(self, addr)
-    }
-    fn poke(&mut self, addr: u16, value: u8) {
-        nes::Nes::poke(self, addr, value)
-    }
     fn peek_ppu(&self, addr: u16) -> u8 {
         nes::Nes::peek_ppu(self, addr)
-    }
-    fn cpu_registers(&self) -> CpuRegisters {
-        nes::Nes::cpu_registers(self)
-    }
-    fn set_cpu_registers(&mut self, regs: CpuRegisters) {
-        nes::Nes::set_cpu_registers(self, regs)
     }
     fn jammed_at(&self) -> Option<u16> {
         nes::Nes::jammed_at(self)
@@ -207,6 +191,7 @@ pub mod fake {
     //! per-frame script that plays the ROM's part.
 
     use super::*;
+    use nes::CpuRegisters;
 
     /// Everything a script can see and change.
     #[derive(Debug, Clone)]
@@ -225,6 +210,7 @@ pub mod fake {
         pub trace: Vec<String>,
         pub trace_position: usize,
         pub instructions: u64,
+        pub lagged: bool,
     }
 
     impl Default for FakeState {
@@ -247,6 +233,7 @@ pub mod fake {
                 trace: Vec::new(),
                 trace_position: 0,
                 instructions: 0,
+                lagged: false,
             }
         }
 
@@ -314,6 +301,40 @@ pub mod fake {
         }
     }
 
+    impl Inspect for FakeMachine {
+        fn peek(&self, addr: u16) -> u8 {
+            self.state.cpu_memory[usize::from(addr)]
+        }
+        fn poke(&mut self, addr: u16, value: u8) {
+            self.state.cpu_memory[usize::from(addr)] = value;
+        }
+        fn cpu_registers(&self) -> CpuRegisters {
+            self.state.registers
+        }
+        fn set_cpu_registers(&mut self, regs: CpuRegisters) {
+            self.state.registers = regs;
+        }
+        fn lagged(&self) -> bool {
+            self.state.lagged
+        }
+        fn set_lagged(&mut self, lagged: bool) {
+            self.state.lagged = lagged;
+        }
+        fn instruction_count(&self) -> u64 {
+            self.state.instructions
+        }
+        fn reset_instruction_count(&mut self) {
+            self.state.instructions = 0;
+        }
+        // The fake has no cartridge.
+        fn rom_byte(&self, _offset: usize) -> Option<u8> {
+            None
+        }
+        fn patch_rom(&mut self, _offset: usize, _value: u8) -> bool {
+            false
+        }
+    }
+
     impl Machine for FakeMachine {
         fn run_frame(&mut self) {
             self.state.frame += 1;
@@ -338,20 +359,8 @@ pub mod fake {
             let frame = self.state.frame;
             self.state.button_log.push((frame, buttons));
         }
-        fn peek(&self, addr: u16) -> u8 {
-            self.state.cpu_memory[usize::from(addr)]
-        }
-        fn poke(&mut self, addr: u16, value: u8) {
-            self.state.cpu_memory[usize::from(addr)] = value;
-        }
         fn peek_ppu(&self, addr: u16) -> u8 {
             self.state.ppu_memory[usize::from(addr & 0x3FFF)]
-        }
-        fn cpu_registers(&self) -> CpuRegisters {
-            self.state.registers
-        }
-        fn set_cpu_registers(&mut self, regs: CpuRegisters) {
-            self.state.registers = regs;
         }
         fn jammed_at(&self) -> Option<u16> {
             self.state.jammed_at

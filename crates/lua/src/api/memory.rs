@@ -114,7 +114,7 @@ pub(super) fn memory_table(
                 .to_string_lossy()
                 .to_ascii_lowercase();
             with_machine::<Value>(lua, move |_, machine| {
-                let value = register_value(&machine.registers(), &name);
+                let value = register_value(&machine.cpu_registers(), &name);
                 Ok(MultiValue::from_vec(vec![
                     value.map_or(Value::Nil, |v| Value::Integer(i64::from(v)))
                 ]))
@@ -132,9 +132,9 @@ pub(super) fn memory_table(
                 return Ok(());
             }
             with_machine::<()>(lua, move |_, machine| {
-                let mut regs = machine.registers();
+                let mut regs = machine.cpu_registers();
                 set_register_value(&mut regs, &name, value);
-                machine.set_registers(regs);
+                machine.set_cpu_registers(regs);
                 Ok(MultiValue::new())
             })
         })?,

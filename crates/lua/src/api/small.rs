@@ -91,7 +91,7 @@ fn debugger_table(lua: &Lua, shared: &SharedRef) -> mlua::Result<Table> {
         "getinstructionscount",
         lua.create_function(|lua, ()| {
             with_machine::<f64>(lua, |lua, machine| {
-                (machine.instructions() as f64).into_lua_multi(lua)
+                (machine.instruction_count() as f64).into_lua_multi(lua)
             })
         })?,
     )?;
@@ -116,7 +116,7 @@ fn cycles(lua: &Lua) -> mlua::Result<u64> {
 
 fn reset_instructions(lua: &Lua) -> mlua::Result<()> {
     with_machine(lua, |_, machine| {
-        machine.reset_instructions();
+        machine.reset_instruction_count();
         Ok(MultiValue::new())
     })
 }
