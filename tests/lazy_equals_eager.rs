@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use nes::{Buttons, Cartridge, CpuRegisters, Nes, PowerOn};
+use nes::{Buttons, Cartridge, CpuRegisters, Inspect, Nes, PowerOn};
 use nes_headless::test_roms::{
     load_assets, load_manifest, manifest_root, run_protocol, Machine, RomEntry,
 };
@@ -115,6 +115,45 @@ impl Lockstep {
     }
 }
 
+/// Reads come from the lazy console; every change goes to both.
+impl Inspect for Lockstep {
+    fn peek(&self, addr: u16) -> u8 {
+        self.lazy.peek(addr)
+    }
+    fn poke(&mut self, addr: u16, value: u8) {
+        self.lazy.poke(addr, value);
+        self.eager.poke(addr, value);
+    }
+    fn cpu_registers(&self) -> CpuRegisters {
+        self.lazy.cpu_registers()
+    }
+    fn set_cpu_registers(&mut self, regs: CpuRegisters) {
+        self.lazy.set_cpu_registers(regs);
+        self.eager.set_cpu_registers(regs);
+    }
+    fn lagged(&self) -> bool {
+        self.lazy.lagged()
+    }
+    fn set_lagged(&mut self, lagged: bool) {
+        self.lazy.set_lagged(lagged);
+        self.eager.set_lagged(lagged);
+    }
+    fn instruction_count(&self) -> u64 {
+        self.lazy.instruction_count()
+    }
+    fn reset_instruction_count(&mut self) {
+        self.lazy.reset_instruction_count();
+        self.eager.reset_instruction_count();
+    }
+    fn rom_byte(&self, offset: usize) -> Option<u8> {
+        self.lazy.rom_byte(offset)
+    }
+    fn patch_rom(&mut self, offset: usize, value: u8) -> bool {
+        let patched = self.lazy.patch_rom(offset, value);
+        self.eager.patch_rom(offset, value) && patched
+    }
+}
+
 impl Machine for Lockstep {
     fn run_frame(&mut self) {
         self.lazy.run_frame();
@@ -139,22 +178,8 @@ impl Machine for Lockstep {
         self.lazy.set_buttons(port, buttons);
         self.eager.set_buttons(port, buttons);
     }
-    fn peek(&self, addr: u16) -> u8 {
-        self.lazy.peek(addr)
-    }
-    fn poke(&mut self, addr: u16, value: u8) {
-        self.lazy.poke(addr, value);
-        self.eager.poke(addr, value);
-    }
     fn peek_ppu(&self, addr: u16) -> u8 {
         self.lazy.peek_ppu(addr)
-    }
-    fn cpu_registers(&self) -> CpuRegisters {
-        self.lazy.cpu_registers()
-    }
-    fn set_cpu_registers(&mut self, regs: CpuRegisters) {
-        self.lazy.set_cpu_registers(regs);
-        self.eager.set_cpu_registers(regs);
     }
     fn jammed_at(&self) -> Option<u16> {
         self.lazy.jammed_at()
