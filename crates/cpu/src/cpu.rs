@@ -330,7 +330,10 @@ impl Cpu {
     }
 
     /// A JAM/KIL opcode: the 6502 reads the byte after the opcode, then its timing logic
-    /// locks up.
+    /// locks up. Cold and out of line: twelve opcodes name it, and none runs in a working
+    /// program.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn jam<B: Bus>(&mut self, bus: &mut B) {
         self.read(bus, self.pc);
         self.pc = self.pc.wrapping_sub(1);

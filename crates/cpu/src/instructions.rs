@@ -13,26 +13,7 @@
 
 use crate::bus::Bus;
 use crate::cpu::{Cpu, Status};
-
-/// Operand addressing modes. The helpers taking a `Mode` are `#[inline(always)]` and are only
-/// ever called with a literal mode, so the `match mode` folds away in each opcode's code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    Immediate,
-    ZeroPage,
-    ZeroPageX,
-    ZeroPageY,
-    Absolute,
-    AbsoluteX,
-    AbsoluteY,
-    IndirectX,
-    IndirectY,
-}
-
-use Mode::{
-    Absolute as ABS, AbsoluteX as ABX, AbsoluteY as ABY, Immediate as IMM, IndirectX as IZX,
-    IndirectY as IZY, ZeroPage as ZP, ZeroPageX as ZPX, ZeroPageY as ZPY,
-};
+use crate::opcode::{for_each_opcode, operand, Operand};
 
 /// ANE ($8B) computes A = (A | magic) & X & operand. The magic constant varies between chips
 /// and even with temperature ($EE and $FF are the common values); test ROMs only check cases
@@ -106,27 +87,27 @@ impl Cpu {
     /// All cycles of a read instruction before its final read; returns the address to read.
     /// Immediate mode's "address" is PC itself.
     #[inline(always)]
-    fn read_address<B: Bus>(&mut self, bus: &mut B, mode: Mode) -> u16 {
+    fn read_address<B: Bus>(&mut self, bus: &mut B, mode: Operand) -> u16 {
         match mode {
-            Mode::Immediate => {
+            Operand::Immediate => {
                 let address = self.pc;
                 self.pc = self.pc.wrapping_add(1);
                 address
             }
-            Mode::ZeroPage => u16::from(self.fetch(bus)),
-            Mode::ZeroPageX => self.zero_page_indexed(bus, self.x),
-            Mode::ZeroPageY => self.zero_page_indexed(bus, self.y),
-            Mode::Absolute => self.fetch_word(bus),
-            Mode::AbsoluteX => {
+            Operand::ZeroPage => u16::from(self.fetch(bus)),
+            Operand::ZeroPageX => self.zero_page_indexed(bus, self.x),
+            Operand::ZeroPageY => self.zero_page_indexed(bus, self.y),
+            Operand::Absolute => self.fetch_word(bus),
+            Operand::AbsoluteX => {
                 let base = self.fetch_word(bus);
                 self.index_for_read(bus, base, self.x)
             }
-            Mode::AbsoluteY => {
+            Operand::AbsoluteY => {
                 let base = self.fetch_word(bus);
                 self.index_for_read(bus, base, self.y)
             }
-            Mode::IndirectX => self.indirect_x_address(bus),
-            Mode::IndirectY => {
+            Operand::IndirectX => self.indirect_x_address(bus),
+            Operand::IndirectY => {
                 let base = self.indirect_y_base(bus);
                 self.index_for_read(bus, base, self.y)
             }
@@ -135,17 +116,17 @@ impl Cpu {
 
     /// All cycles of a store or read-modify-write before its data accesses.
     #[inline(always)]
-    fn write_address<B: Bus>(&mut self, bus: &mut B, mode: Mode) -> u16 {
+    fn write_address<B: Bus>(&mut self, bus: &mut B, mode: Operand) -> u16 {
         match mode {
-            Mode::AbsoluteX => {
+            Operand::AbsoluteX => {
                 let base = self.fetch_word(bus);
                 self.index_for_write(bus, base, self.x)
             }
-            Mode::AbsoluteY => {
+            Operand::AbsoluteY => {
                 let base = self.fetch_word(bus);
                 self.index_for_write(bus, base, self.y)
             }
-            Mode::IndirectY => {
+            Operand::IndirectY => {
                 let base = self.indirect_y_base(bus);
                 self.index_for_write(bus, base, self.y)
             }
@@ -155,7 +136,7 @@ impl Cpu {
 
     /// A read instruction's operand.
     #[inline(always)]
-    fn load<B: Bus>(&mut self, bus: &mut B, mode: Mode) -> u8 {
+    fn load<B: Bus>(&mut self, bus: &mut B, mode: Operand) -> u8 {
         let address = self.read_address(bus, mode);
         self.poll_interrupts(bus);
         self.read(bus, address)
@@ -163,7 +144,7 @@ impl Cpu {
 
     /// A store instruction's cycles, ending with the write of `value`.
     #[inline(always)]
-    fn store<B: Bus>(&mut self, bus: &mut B, mode: Mode, value: u8) {
+    fn store<B: Bus>(&mut self, bus: &mut B, mode: Operand, value: u8) {
         let address = self.write_address(bus, mode);
         self.poll_interrupts(bus);
         self.write(bus, address, value);
@@ -175,7 +156,7 @@ impl Cpu {
     fn modify<B: Bus>(
         &mut self,
         bus: &mut B,
-        mode: Mode,
+        mode: Operand,
         operation: impl FnOnce(&mut Cpu, u8) -> u8,
     ) {
         let address = self.write_address(bus, mode);
@@ -456,358 +437,291 @@ impl Cpu {
     fn flag(&self, flag: Status) -> bool {
         self.p.contains(flag)
     }
+}
 
-    // ----- decode -------------------------------------------------------------------------
+// ----- execution, expanded from the opcode table ------------------------------------------------
 
-    /// Execute the instruction whose opcode was just fetched (PC points past the opcode).
-    #[rustfmt::skip]
-    #[inline(always)]
-    pub(crate) fn execute<B: Bus>(&mut self, bus: &mut B, opcode: u8) {
-        match opcode {
-            // --- loads
-            0xA9 => { let v = self.load(bus, IMM); self.a = v; self.set_nz(v); }
-            0xA5 => { let v = self.load(bus, ZP); self.a = v; self.set_nz(v); }
-            0xB5 => { let v = self.load(bus, ZPX); self.a = v; self.set_nz(v); }
-            0xAD => { let v = self.load(bus, ABS); self.a = v; self.set_nz(v); }
-            0xBD => { let v = self.load(bus, ABX); self.a = v; self.set_nz(v); }
-            0xB9 => { let v = self.load(bus, ABY); self.a = v; self.set_nz(v); }
-            0xA1 => { let v = self.load(bus, IZX); self.a = v; self.set_nz(v); }
-            0xB1 => { let v = self.load(bus, IZY); self.a = v; self.set_nz(v); }
-            0xA2 => { let v = self.load(bus, IMM); self.x = v; self.set_nz(v); }
-            0xA6 => { let v = self.load(bus, ZP); self.x = v; self.set_nz(v); }
-            0xB6 => { let v = self.load(bus, ZPY); self.x = v; self.set_nz(v); }
-            0xAE => { let v = self.load(bus, ABS); self.x = v; self.set_nz(v); }
-            0xBE => { let v = self.load(bus, ABY); self.x = v; self.set_nz(v); }
-            0xA0 => { let v = self.load(bus, IMM); self.y = v; self.set_nz(v); }
-            0xA4 => { let v = self.load(bus, ZP); self.y = v; self.set_nz(v); }
-            0xB4 => { let v = self.load(bus, ZPX); self.y = v; self.set_nz(v); }
-            0xAC => { let v = self.load(bus, ABS); self.y = v; self.set_nz(v); }
-            0xBC => { let v = self.load(bus, ABX); self.y = v; self.set_nz(v); }
+/// What one table entry `(MNEMONIC mode)` does, in bus-cycle order. Each operation is written
+/// here once for all its modes; the mode tag picks the addressing helpers, and the few whose
+/// cycles differ by mode (the accumulator shifts, implied vs operand NOPs, JMP, the SH*
+/// stores) have an arm per mode.
+macro_rules! operation {
+    // --- loads
+    ($cpu:ident, $bus:ident, LDA, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.a = v;
+        $cpu.set_nz(v);
+    }};
+    ($cpu:ident, $bus:ident, LDX, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.x = v;
+        $cpu.set_nz(v);
+    }};
+    ($cpu:ident, $bus:ident, LDY, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.y = v;
+        $cpu.set_nz(v);
+    }};
+    ($cpu:ident, $bus:ident, LAX, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.lax(v);
+    }};
+    ($cpu:ident, $bus:ident, LAS, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.las(v);
+    }};
 
-            // --- stores
-            0x85 => self.store(bus, ZP, self.a),
-            0x95 => self.store(bus, ZPX, self.a),
-            0x8D => self.store(bus, ABS, self.a),
-            0x9D => self.store(bus, ABX, self.a),
-            0x99 => self.store(bus, ABY, self.a),
-            0x81 => self.store(bus, IZX, self.a),
-            0x91 => self.store(bus, IZY, self.a),
-            0x86 => self.store(bus, ZP, self.x),
-            0x96 => self.store(bus, ZPY, self.x),
-            0x8E => self.store(bus, ABS, self.x),
-            0x84 => self.store(bus, ZP, self.y),
-            0x94 => self.store(bus, ZPX, self.y),
-            0x8C => self.store(bus, ABS, self.y),
+    // --- stores
+    ($cpu:ident, $bus:ident, STA, $mode:ident) => {
+        $cpu.store($bus, operand!($mode), $cpu.a)
+    };
+    ($cpu:ident, $bus:ident, STX, $mode:ident) => {
+        $cpu.store($bus, operand!($mode), $cpu.x)
+    };
+    ($cpu:ident, $bus:ident, STY, $mode:ident) => {
+        $cpu.store($bus, operand!($mode), $cpu.y)
+    };
+    ($cpu:ident, $bus:ident, SAX, $mode:ident) => {
+        $cpu.store($bus, operand!($mode), $cpu.a & $cpu.x)
+    };
 
-            // --- ALU with memory / immediate operands
-            0x09 => { let v = self.load(bus, IMM); self.ora(v); }
-            0x05 => { let v = self.load(bus, ZP); self.ora(v); }
-            0x15 => { let v = self.load(bus, ZPX); self.ora(v); }
-            0x0D => { let v = self.load(bus, ABS); self.ora(v); }
-            0x1D => { let v = self.load(bus, ABX); self.ora(v); }
-            0x19 => { let v = self.load(bus, ABY); self.ora(v); }
-            0x01 => { let v = self.load(bus, IZX); self.ora(v); }
-            0x11 => { let v = self.load(bus, IZY); self.ora(v); }
-            0x29 => { let v = self.load(bus, IMM); self.and(v); }
-            0x25 => { let v = self.load(bus, ZP); self.and(v); }
-            0x35 => { let v = self.load(bus, ZPX); self.and(v); }
-            0x2D => { let v = self.load(bus, ABS); self.and(v); }
-            0x3D => { let v = self.load(bus, ABX); self.and(v); }
-            0x39 => { let v = self.load(bus, ABY); self.and(v); }
-            0x21 => { let v = self.load(bus, IZX); self.and(v); }
-            0x31 => { let v = self.load(bus, IZY); self.and(v); }
-            0x49 => { let v = self.load(bus, IMM); self.eor(v); }
-            0x45 => { let v = self.load(bus, ZP); self.eor(v); }
-            0x55 => { let v = self.load(bus, ZPX); self.eor(v); }
-            0x4D => { let v = self.load(bus, ABS); self.eor(v); }
-            0x5D => { let v = self.load(bus, ABX); self.eor(v); }
-            0x59 => { let v = self.load(bus, ABY); self.eor(v); }
-            0x41 => { let v = self.load(bus, IZX); self.eor(v); }
-            0x51 => { let v = self.load(bus, IZY); self.eor(v); }
-            0x69 => { let v = self.load(bus, IMM); self.adc(v); }
-            0x65 => { let v = self.load(bus, ZP); self.adc(v); }
-            0x75 => { let v = self.load(bus, ZPX); self.adc(v); }
-            0x6D => { let v = self.load(bus, ABS); self.adc(v); }
-            0x7D => { let v = self.load(bus, ABX); self.adc(v); }
-            0x79 => { let v = self.load(bus, ABY); self.adc(v); }
-            0x61 => { let v = self.load(bus, IZX); self.adc(v); }
-            0x71 => { let v = self.load(bus, IZY); self.adc(v); }
-            0xE9 | 0xEB => { let v = self.load(bus, IMM); self.sbc(v); }
-            0xE5 => { let v = self.load(bus, ZP); self.sbc(v); }
-            0xF5 => { let v = self.load(bus, ZPX); self.sbc(v); }
-            0xED => { let v = self.load(bus, ABS); self.sbc(v); }
-            0xFD => { let v = self.load(bus, ABX); self.sbc(v); }
-            0xF9 => { let v = self.load(bus, ABY); self.sbc(v); }
-            0xE1 => { let v = self.load(bus, IZX); self.sbc(v); }
-            0xF1 => { let v = self.load(bus, IZY); self.sbc(v); }
-            0xC9 => { let v = self.load(bus, IMM); self.compare(self.a, v); }
-            0xC5 => { let v = self.load(bus, ZP); self.compare(self.a, v); }
-            0xD5 => { let v = self.load(bus, ZPX); self.compare(self.a, v); }
-            0xCD => { let v = self.load(bus, ABS); self.compare(self.a, v); }
-            0xDD => { let v = self.load(bus, ABX); self.compare(self.a, v); }
-            0xD9 => { let v = self.load(bus, ABY); self.compare(self.a, v); }
-            0xC1 => { let v = self.load(bus, IZX); self.compare(self.a, v); }
-            0xD1 => { let v = self.load(bus, IZY); self.compare(self.a, v); }
-            0xE0 => { let v = self.load(bus, IMM); self.compare(self.x, v); }
-            0xE4 => { let v = self.load(bus, ZP); self.compare(self.x, v); }
-            0xEC => { let v = self.load(bus, ABS); self.compare(self.x, v); }
-            0xC0 => { let v = self.load(bus, IMM); self.compare(self.y, v); }
-            0xC4 => { let v = self.load(bus, ZP); self.compare(self.y, v); }
-            0xCC => { let v = self.load(bus, ABS); self.compare(self.y, v); }
-            0x24 => { let v = self.load(bus, ZP); self.bit(v); }
-            0x2C => { let v = self.load(bus, ABS); self.bit(v); }
+    // --- ALU with a memory or immediate operand
+    ($cpu:ident, $bus:ident, ORA, $mode:ident) => { operation!(@read $cpu, $bus, $mode, ora) };
+    ($cpu:ident, $bus:ident, AND, $mode:ident) => { operation!(@read $cpu, $bus, $mode, and) };
+    ($cpu:ident, $bus:ident, EOR, $mode:ident) => { operation!(@read $cpu, $bus, $mode, eor) };
+    ($cpu:ident, $bus:ident, ADC, $mode:ident) => { operation!(@read $cpu, $bus, $mode, adc) };
+    ($cpu:ident, $bus:ident, SBC, $mode:ident) => { operation!(@read $cpu, $bus, $mode, sbc) };
+    ($cpu:ident, $bus:ident, BIT, $mode:ident) => { operation!(@read $cpu, $bus, $mode, bit) };
+    ($cpu:ident, $bus:ident, ANC, $mode:ident) => { operation!(@read $cpu, $bus, $mode, anc) };
+    ($cpu:ident, $bus:ident, ALR, $mode:ident) => { operation!(@read $cpu, $bus, $mode, alr) };
+    ($cpu:ident, $bus:ident, ARR, $mode:ident) => { operation!(@read $cpu, $bus, $mode, arr) };
+    ($cpu:ident, $bus:ident, AXS, $mode:ident) => { operation!(@read $cpu, $bus, $mode, sbx) };
+    ($cpu:ident, $bus:ident, CMP, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.compare($cpu.a, v);
+    }};
+    ($cpu:ident, $bus:ident, CPX, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.compare($cpu.x, v);
+    }};
+    ($cpu:ident, $bus:ident, CPY, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.compare($cpu.y, v);
+    }};
+    ($cpu:ident, $bus:ident, ANE, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.a = ($cpu.a | ANE_MAGIC) & $cpu.x & v;
+        $cpu.set_nz($cpu.a);
+    }};
+    ($cpu:ident, $bus:ident, LXA, $mode:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.lax(($cpu.a | LXA_MAGIC) & v);
+    }};
+    (@read $cpu:ident, $bus:ident, $mode:ident, $alu:ident) => {{
+        let v = $cpu.load($bus, operand!($mode));
+        $cpu.$alu(v);
+    }};
 
-            // --- read-modify-write
-            0x0A => { self.implied(bus); self.a = self.asl(self.a); }
-            0x06 => self.modify(bus, ZP, Cpu::asl),
-            0x16 => self.modify(bus, ZPX, Cpu::asl),
-            0x0E => self.modify(bus, ABS, Cpu::asl),
-            0x1E => self.modify(bus, ABX, Cpu::asl),
-            0x4A => { self.implied(bus); self.a = self.lsr(self.a); }
-            0x46 => self.modify(bus, ZP, Cpu::lsr),
-            0x56 => self.modify(bus, ZPX, Cpu::lsr),
-            0x4E => self.modify(bus, ABS, Cpu::lsr),
-            0x5E => self.modify(bus, ABX, Cpu::lsr),
-            0x2A => { self.implied(bus); self.a = self.rol(self.a); }
-            0x26 => self.modify(bus, ZP, Cpu::rol),
-            0x36 => self.modify(bus, ZPX, Cpu::rol),
-            0x2E => self.modify(bus, ABS, Cpu::rol),
-            0x3E => self.modify(bus, ABX, Cpu::rol),
-            0x6A => { self.implied(bus); self.a = self.ror(self.a); }
-            0x66 => self.modify(bus, ZP, Cpu::ror),
-            0x76 => self.modify(bus, ZPX, Cpu::ror),
-            0x6E => self.modify(bus, ABS, Cpu::ror),
-            0x7E => self.modify(bus, ABX, Cpu::ror),
-            0xE6 => self.modify(bus, ZP, Cpu::inc),
-            0xF6 => self.modify(bus, ZPX, Cpu::inc),
-            0xEE => self.modify(bus, ABS, Cpu::inc),
-            0xFE => self.modify(bus, ABX, Cpu::inc),
-            0xC6 => self.modify(bus, ZP, Cpu::dec),
-            0xD6 => self.modify(bus, ZPX, Cpu::dec),
-            0xCE => self.modify(bus, ABS, Cpu::dec),
-            0xDE => self.modify(bus, ABX, Cpu::dec),
+    // --- read-modify-write: on A (two cycles) or on memory
+    ($cpu:ident, $bus:ident, ASL, acc) => {{ $cpu.implied($bus); $cpu.a = $cpu.asl($cpu.a); }};
+    ($cpu:ident, $bus:ident, LSR, acc) => {{ $cpu.implied($bus); $cpu.a = $cpu.lsr($cpu.a); }};
+    ($cpu:ident, $bus:ident, ROL, acc) => {{ $cpu.implied($bus); $cpu.a = $cpu.rol($cpu.a); }};
+    ($cpu:ident, $bus:ident, ROR, acc) => {{ $cpu.implied($bus); $cpu.a = $cpu.ror($cpu.a); }};
+    ($cpu:ident, $bus:ident, ASL, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::asl) };
+    ($cpu:ident, $bus:ident, LSR, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::lsr) };
+    ($cpu:ident, $bus:ident, ROL, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::rol) };
+    ($cpu:ident, $bus:ident, ROR, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::ror) };
+    ($cpu:ident, $bus:ident, INC, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::inc) };
+    ($cpu:ident, $bus:ident, DEC, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::dec) };
+    ($cpu:ident, $bus:ident, SLO, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::slo) };
+    ($cpu:ident, $bus:ident, RLA, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::rla) };
+    ($cpu:ident, $bus:ident, SRE, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::sre) };
+    ($cpu:ident, $bus:ident, RRA, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::rra) };
+    ($cpu:ident, $bus:ident, DCP, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::dcp) };
+    ($cpu:ident, $bus:ident, ISC, $mode:ident) => { $cpu.modify($bus, operand!($mode), Cpu::isc) };
 
-            // --- register-only
-            0xE8 => { self.implied(bus); self.x = self.x.wrapping_add(1); self.set_nz(self.x); }
-            0xC8 => { self.implied(bus); self.y = self.y.wrapping_add(1); self.set_nz(self.y); }
-            0xCA => { self.implied(bus); self.x = self.x.wrapping_sub(1); self.set_nz(self.x); }
-            0x88 => { self.implied(bus); self.y = self.y.wrapping_sub(1); self.set_nz(self.y); }
-            0xAA => { self.implied(bus); self.x = self.a; self.set_nz(self.x); }
-            0xA8 => { self.implied(bus); self.y = self.a; self.set_nz(self.y); }
-            0x8A => { self.implied(bus); self.a = self.x; self.set_nz(self.a); }
-            0x98 => { self.implied(bus); self.a = self.y; self.set_nz(self.a); }
-            0xBA => { self.implied(bus); self.x = self.s; self.set_nz(self.x); }
-            0x9A => { self.implied(bus); self.s = self.x; }
+    // --- register-only
+    ($cpu:ident, $bus:ident, INX, imp) => {{
+        $cpu.implied($bus);
+        $cpu.x = $cpu.x.wrapping_add(1);
+        $cpu.set_nz($cpu.x);
+    }};
+    ($cpu:ident, $bus:ident, INY, imp) => {{
+        $cpu.implied($bus);
+        $cpu.y = $cpu.y.wrapping_add(1);
+        $cpu.set_nz($cpu.y);
+    }};
+    ($cpu:ident, $bus:ident, DEX, imp) => {{
+        $cpu.implied($bus);
+        $cpu.x = $cpu.x.wrapping_sub(1);
+        $cpu.set_nz($cpu.x);
+    }};
+    ($cpu:ident, $bus:ident, DEY, imp) => {{
+        $cpu.implied($bus);
+        $cpu.y = $cpu.y.wrapping_sub(1);
+        $cpu.set_nz($cpu.y);
+    }};
+    ($cpu:ident, $bus:ident, TAX, imp) => { operation!(@transfer $cpu, $bus, a, x) };
+    ($cpu:ident, $bus:ident, TAY, imp) => { operation!(@transfer $cpu, $bus, a, y) };
+    ($cpu:ident, $bus:ident, TXA, imp) => { operation!(@transfer $cpu, $bus, x, a) };
+    ($cpu:ident, $bus:ident, TYA, imp) => { operation!(@transfer $cpu, $bus, y, a) };
+    ($cpu:ident, $bus:ident, TSX, imp) => { operation!(@transfer $cpu, $bus, s, x) };
+    // TXS is the one transfer that leaves the flags alone.
+    ($cpu:ident, $bus:ident, TXS, imp) => {{ $cpu.implied($bus); $cpu.s = $cpu.x; }};
+    (@transfer $cpu:ident, $bus:ident, $from:ident, $to:ident) => {{
+        $cpu.implied($bus);
+        $cpu.$to = $cpu.$from;
+        $cpu.set_nz($cpu.$to);
+    }};
 
-            // --- flags (changed on the last cycle, after the poll: CLI/SEI act one
-            // instruction late for IRQs)
-            0x18 => { self.implied(bus); self.p.remove(Status::C); }
-            0x38 => { self.implied(bus); self.p.insert(Status::C); }
-            0x58 => { self.implied(bus); self.p.remove(Status::I); }
-            0x78 => { self.implied(bus); self.p.insert(Status::I); }
-            0xB8 => { self.implied(bus); self.p.remove(Status::V); }
-            0xD8 => { self.implied(bus); self.p.remove(Status::D); }
-            0xF8 => { self.implied(bus); self.p.insert(Status::D); }
+    // --- flags (changed on the last cycle, after the poll: CLI/SEI act one instruction late
+    // for IRQs)
+    ($cpu:ident, $bus:ident, CLC, imp) => {{ $cpu.implied($bus); $cpu.p.remove(Status::C); }};
+    ($cpu:ident, $bus:ident, SEC, imp) => {{ $cpu.implied($bus); $cpu.p.insert(Status::C); }};
+    ($cpu:ident, $bus:ident, CLI, imp) => {{ $cpu.implied($bus); $cpu.p.remove(Status::I); }};
+    ($cpu:ident, $bus:ident, SEI, imp) => {{ $cpu.implied($bus); $cpu.p.insert(Status::I); }};
+    ($cpu:ident, $bus:ident, CLV, imp) => {{ $cpu.implied($bus); $cpu.p.remove(Status::V); }};
+    ($cpu:ident, $bus:ident, CLD, imp) => {{ $cpu.implied($bus); $cpu.p.remove(Status::D); }};
+    ($cpu:ident, $bus:ident, SED, imp) => {{ $cpu.implied($bus); $cpu.p.insert(Status::D); }};
 
-            // --- stack
-            0x48 => {
-                self.read(bus, self.pc);
-                self.poll_interrupts(bus);
-                self.push(bus, self.a);
-            }
-            0x08 => {
-                self.read(bus, self.pc);
-                self.poll_interrupts(bus);
-                self.push(bus, self.p.bits() | Status::B.bits() | Status::U.bits());
-            }
-            0x68 => {
-                self.read(bus, self.pc);
-                self.stack_dummy_read(bus);
-                self.poll_interrupts(bus);
-                let v = self.pull(bus);
-                self.a = v;
-                self.set_nz(v);
-            }
-            0x28 => {
-                self.read(bus, self.pc);
-                self.stack_dummy_read(bus);
-                self.poll_interrupts(bus);
-                let v = self.pull(bus);
-                self.set_p_from_stack(v);
-            }
+    // --- stack
+    ($cpu:ident, $bus:ident, PHA, imp) => {{
+        $cpu.read($bus, $cpu.pc);
+        $cpu.poll_interrupts($bus);
+        $cpu.push($bus, $cpu.a);
+    }};
+    ($cpu:ident, $bus:ident, PHP, imp) => {{
+        $cpu.read($bus, $cpu.pc);
+        $cpu.poll_interrupts($bus);
+        $cpu.push($bus, $cpu.p.bits() | Status::B.bits() | Status::U.bits());
+    }};
+    ($cpu:ident, $bus:ident, PLA, imp) => {{
+        $cpu.read($bus, $cpu.pc);
+        $cpu.stack_dummy_read($bus);
+        $cpu.poll_interrupts($bus);
+        let v = $cpu.pull($bus);
+        $cpu.a = v;
+        $cpu.set_nz(v);
+    }};
+    ($cpu:ident, $bus:ident, PLP, imp) => {{
+        $cpu.read($bus, $cpu.pc);
+        $cpu.stack_dummy_read($bus);
+        $cpu.poll_interrupts($bus);
+        let v = $cpu.pull($bus);
+        $cpu.set_p_from_stack(v);
+    }};
 
-            // --- jumps, calls, returns
-            0x4C => {
-                let low = self.fetch(bus);
-                self.poll_interrupts(bus);
-                let high = self.read(bus, self.pc);
-                self.pc = u16::from_le_bytes([low, high]);
-            }
-            0x6C => {
-                // JMP (ind): the pointer's high byte is read from the same page (the 6502
-                // does not carry into the pointer's high byte).
-                let pointer = self.fetch_word(bus);
-                let low = self.read(bus, pointer);
-                self.poll_interrupts(bus);
-                let high = self.read(bus, unfixed(pointer, pointer.wrapping_add(1)));
-                self.pc = u16::from_le_bytes([low, high]);
-            }
-            0x20 => {
-                // JSR: the return address (last byte of the JSR) is pushed between the two
-                // operand fetches, so the high byte is read last.
-                let low = self.fetch(bus);
-                self.stack_dummy_read(bus);
-                let [pc_low, pc_high] = self.pc.to_le_bytes();
-                self.push(bus, pc_high);
-                self.push(bus, pc_low);
-                self.poll_interrupts(bus);
-                let high = self.read(bus, self.pc);
-                self.pc = u16::from_le_bytes([low, high]);
-            }
-            0x60 => {
-                self.read(bus, self.pc);
-                self.stack_dummy_read(bus);
-                let low = self.pull(bus);
-                let high = self.pull(bus);
-                self.pc = u16::from_le_bytes([low, high]);
-                self.poll_interrupts(bus);
-                self.read(bus, self.pc);
-                self.pc = self.pc.wrapping_add(1);
-            }
-            0x40 => {
-                // RTI restores P (and so I) before its poll.
-                self.read(bus, self.pc);
-                self.stack_dummy_read(bus);
-                let p = self.pull(bus);
-                self.set_p_from_stack(p);
-                let low = self.pull(bus);
-                self.poll_interrupts(bus);
-                let high = self.pull(bus);
-                self.pc = u16::from_le_bytes([low, high]);
-            }
-            0x00 => self.brk(bus),
+    // --- jumps, calls, returns
+    ($cpu:ident, $bus:ident, JMP, abs) => {{
+        let low = $cpu.fetch($bus);
+        $cpu.poll_interrupts($bus);
+        let high = $cpu.read($bus, $cpu.pc);
+        $cpu.pc = u16::from_le_bytes([low, high]);
+    }};
+    ($cpu:ident, $bus:ident, JMP, ind) => {{
+        // The pointer's high byte is read from the same page: the 6502 does not carry into
+        // the pointer's high byte.
+        let pointer = $cpu.fetch_word($bus);
+        let low = $cpu.read($bus, pointer);
+        $cpu.poll_interrupts($bus);
+        let high = $cpu.read($bus, unfixed(pointer, pointer.wrapping_add(1)));
+        $cpu.pc = u16::from_le_bytes([low, high]);
+    }};
+    ($cpu:ident, $bus:ident, JSR, abs) => {{
+        // The return address (last byte of the JSR) is pushed between the two operand
+        // fetches, so the high byte is read last.
+        let low = $cpu.fetch($bus);
+        $cpu.stack_dummy_read($bus);
+        let [pc_low, pc_high] = $cpu.pc.to_le_bytes();
+        $cpu.push($bus, pc_high);
+        $cpu.push($bus, pc_low);
+        $cpu.poll_interrupts($bus);
+        let high = $cpu.read($bus, $cpu.pc);
+        $cpu.pc = u16::from_le_bytes([low, high]);
+    }};
+    ($cpu:ident, $bus:ident, RTS, imp) => {{
+        $cpu.read($bus, $cpu.pc);
+        $cpu.stack_dummy_read($bus);
+        let low = $cpu.pull($bus);
+        let high = $cpu.pull($bus);
+        $cpu.pc = u16::from_le_bytes([low, high]);
+        $cpu.poll_interrupts($bus);
+        $cpu.read($bus, $cpu.pc);
+        $cpu.pc = $cpu.pc.wrapping_add(1);
+    }};
+    ($cpu:ident, $bus:ident, RTI, imp) => {{
+        // RTI restores P (and so I) before its poll.
+        $cpu.read($bus, $cpu.pc);
+        $cpu.stack_dummy_read($bus);
+        let p = $cpu.pull($bus);
+        $cpu.set_p_from_stack(p);
+        let low = $cpu.pull($bus);
+        $cpu.poll_interrupts($bus);
+        let high = $cpu.pull($bus);
+        $cpu.pc = u16::from_le_bytes([low, high]);
+    }};
+    ($cpu:ident, $bus:ident, BRK, imp) => { $cpu.brk($bus) };
 
-            // --- branches
-            0x10 => { let c = !self.flag(Status::N); self.branch(bus, c); }
-            0x30 => { let c = self.flag(Status::N); self.branch(bus, c); }
-            0x50 => { let c = !self.flag(Status::V); self.branch(bus, c); }
-            0x70 => { let c = self.flag(Status::V); self.branch(bus, c); }
-            0x90 => { let c = !self.flag(Status::C); self.branch(bus, c); }
-            0xB0 => { let c = self.flag(Status::C); self.branch(bus, c); }
-            0xD0 => { let c = !self.flag(Status::Z); self.branch(bus, c); }
-            0xF0 => { let c = self.flag(Status::Z); self.branch(bus, c); }
+    // --- branches
+    ($cpu:ident, $bus:ident, BPL, rel) => {{ let c = !$cpu.flag(Status::N); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BMI, rel) => {{ let c = $cpu.flag(Status::N); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BVC, rel) => {{ let c = !$cpu.flag(Status::V); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BVS, rel) => {{ let c = $cpu.flag(Status::V); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BCC, rel) => {{ let c = !$cpu.flag(Status::C); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BCS, rel) => {{ let c = $cpu.flag(Status::C); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BNE, rel) => {{ let c = !$cpu.flag(Status::Z); $cpu.branch($bus, c); }};
+    ($cpu:ident, $bus:ident, BEQ, rel) => {{ let c = $cpu.flag(Status::Z); $cpu.branch($bus, c); }};
 
-            // --- NOPs, official and not, with their operand reads
-            0xEA | 0x1A | 0x3A | 0x5A | 0x7A | 0xDA | 0xFA => self.implied(bus),
-            0x80 | 0x82 | 0x89 | 0xC2 | 0xE2 => { self.load(bus, IMM); }
-            0x04 | 0x44 | 0x64 => { self.load(bus, ZP); }
-            0x14 | 0x34 | 0x54 | 0x74 | 0xD4 | 0xF4 => { self.load(bus, ZPX); }
-            0x0C => { self.load(bus, ABS); }
-            0x1C | 0x3C | 0x5C | 0x7C | 0xDC | 0xFC => { self.load(bus, ABX); }
+    // --- NOPs, documented and not, with their operand reads
+    ($cpu:ident, $bus:ident, NOP, imp) => { $cpu.implied($bus) };
+    ($cpu:ident, $bus:ident, NOP, $mode:ident) => {{ $cpu.load($bus, operand!($mode)); }};
 
-            // --- JAM / KIL
-            0x02 | 0x12 | 0x22 | 0x32 | 0x42 | 0x52 | 0x62 | 0x72 | 0x92 | 0xB2 | 0xD2
-            | 0xF2 => self.jam(bus),
+    // --- JAM (KIL)
+    ($cpu:ident, $bus:ident, JAM, imp) => { $cpu.jam($bus) };
 
-            // --- unofficial read-modify-write combinations
-            0x03 => self.modify(bus, IZX, Cpu::slo),
-            0x07 => self.modify(bus, ZP, Cpu::slo),
-            0x0F => self.modify(bus, ABS, Cpu::slo),
-            0x13 => self.modify(bus, IZY, Cpu::slo),
-            0x17 => self.modify(bus, ZPX, Cpu::slo),
-            0x1B => self.modify(bus, ABY, Cpu::slo),
-            0x1F => self.modify(bus, ABX, Cpu::slo),
-            0x23 => self.modify(bus, IZX, Cpu::rla),
-            0x27 => self.modify(bus, ZP, Cpu::rla),
-            0x2F => self.modify(bus, ABS, Cpu::rla),
-            0x33 => self.modify(bus, IZY, Cpu::rla),
-            0x37 => self.modify(bus, ZPX, Cpu::rla),
-            0x3B => self.modify(bus, ABY, Cpu::rla),
-            0x3F => self.modify(bus, ABX, Cpu::rla),
-            0x43 => self.modify(bus, IZX, Cpu::sre),
-            0x47 => self.modify(bus, ZP, Cpu::sre),
-            0x4F => self.modify(bus, ABS, Cpu::sre),
-            0x53 => self.modify(bus, IZY, Cpu::sre),
-            0x57 => self.modify(bus, ZPX, Cpu::sre),
-            0x5B => self.modify(bus, ABY, Cpu::sre),
-            0x5F => self.modify(bus, ABX, Cpu::sre),
-            0x63 => self.modify(bus, IZX, Cpu::rra),
-            0x67 => self.modify(bus, ZP, Cpu::rra),
-            0x6F => self.modify(bus, ABS, Cpu::rra),
-            0x73 => self.modify(bus, IZY, Cpu::rra),
-            0x77 => self.modify(bus, ZPX, Cpu::rra),
-            0x7B => self.modify(bus, ABY, Cpu::rra),
-            0x7F => self.modify(bus, ABX, Cpu::rra),
-            0xC3 => self.modify(bus, IZX, Cpu::dcp),
-            0xC7 => self.modify(bus, ZP, Cpu::dcp),
-            0xCF => self.modify(bus, ABS, Cpu::dcp),
-            0xD3 => self.modify(bus, IZY, Cpu::dcp),
-            0xD7 => self.modify(bus, ZPX, Cpu::dcp),
-            0xDB => self.modify(bus, ABY, Cpu::dcp),
-            0xDF => self.modify(bus, ABX, Cpu::dcp),
-            0xE3 => self.modify(bus, IZX, Cpu::isc),
-            0xE7 => self.modify(bus, ZP, Cpu::isc),
-            0xEF => self.modify(bus, ABS, Cpu::isc),
-            0xF3 => self.modify(bus, IZY, Cpu::isc),
-            0xF7 => self.modify(bus, ZPX, Cpu::isc),
-            0xFB => self.modify(bus, ABY, Cpu::isc),
-            0xFF => self.modify(bus, ABX, Cpu::isc),
+    // --- unstable "AND with high byte + 1" stores
+    ($cpu:ident, $bus:ident, SHA, izy) => {{
+        let base = $cpu.indirect_y_base($bus);
+        $cpu.store_and_high($bus, base, $cpu.y, $cpu.a & $cpu.x);
+    }};
+    ($cpu:ident, $bus:ident, SHA, aby) => {{
+        let base = $cpu.fetch_word($bus);
+        $cpu.store_and_high($bus, base, $cpu.y, $cpu.a & $cpu.x);
+    }};
+    ($cpu:ident, $bus:ident, TAS, aby) => {{
+        // S = A & X, then store S & (H+1).
+        let base = $cpu.fetch_word($bus);
+        $cpu.s = $cpu.a & $cpu.x;
+        $cpu.store_and_high($bus, base, $cpu.y, $cpu.s);
+    }};
+    ($cpu:ident, $bus:ident, SHY, abx) => {{
+        let base = $cpu.fetch_word($bus);
+        $cpu.store_and_high($bus, base, $cpu.x, $cpu.y);
+    }};
+    ($cpu:ident, $bus:ident, SHX, aby) => {{
+        let base = $cpu.fetch_word($bus);
+        $cpu.store_and_high($bus, base, $cpu.y, $cpu.x);
+    }};
+}
 
-            // --- unofficial loads and stores
-            0x83 => self.store(bus, IZX, self.a & self.x),
-            0x87 => self.store(bus, ZP, self.a & self.x),
-            0x8F => self.store(bus, ABS, self.a & self.x),
-            0x97 => self.store(bus, ZPY, self.a & self.x),
-            0xA3 => { let v = self.load(bus, IZX); self.lax(v); }
-            0xA7 => { let v = self.load(bus, ZP); self.lax(v); }
-            0xAF => { let v = self.load(bus, ABS); self.lax(v); }
-            0xB3 => { let v = self.load(bus, IZY); self.lax(v); }
-            0xB7 => { let v = self.load(bus, ZPY); self.lax(v); }
-            0xBF => { let v = self.load(bus, ABY); self.lax(v); }
-            0xBB => { let v = self.load(bus, ABY); self.las(v); }
-
-            // --- unofficial immediates
-            0x0B | 0x2B => { let v = self.load(bus, IMM); self.anc(v); }
-            0x4B => { let v = self.load(bus, IMM); self.alr(v); }
-            0x6B => { let v = self.load(bus, IMM); self.arr(v); }
-            0x8B => {
-                let v = self.load(bus, IMM);
-                self.a = (self.a | ANE_MAGIC) & self.x & v;
-                self.set_nz(self.a);
-            }
-            0xAB => {
-                let v = self.load(bus, IMM);
-                let result = (self.a | LXA_MAGIC) & v;
-                self.lax(result);
-            }
-            0xCB => { let v = self.load(bus, IMM); self.sbx(v); }
-
-            // --- unstable "AND with high byte + 1" stores
-            0x93 => {
-                let base = self.indirect_y_base(bus);
-                self.store_and_high(bus, base, self.y, self.a & self.x);
-            }
-            0x9F => {
-                let base = self.fetch_word(bus);
-                self.store_and_high(bus, base, self.y, self.a & self.x);
-            }
-            0x9B => {
-                // SHS (TAS): S = A & X, then store S & (H+1).
-                let base = self.fetch_word(bus);
-                self.s = self.a & self.x;
-                self.store_and_high(bus, base, self.y, self.s);
-            }
-            0x9C => {
-                let base = self.fetch_word(bus);
-                self.store_and_high(bus, base, self.x, self.y);
-            }
-            0x9E => {
-                let base = self.fetch_word(bus);
-                self.store_and_high(bus, base, self.y, self.x);
+/// `Cpu::execute`: one `match` arm per table entry, each the inlined code of its operation
+/// and mode (no run-time table lookup on the hot path).
+macro_rules! execute_opcodes {
+    ($( ($opcode:literal $mnemonic:ident $mode:ident $($unofficial:tt)?) )*) => {
+        impl Cpu {
+            /// Execute the instruction whose opcode was just fetched (PC points past the
+            /// opcode).
+            #[inline(always)]
+            pub(crate) fn execute<B: Bus>(&mut self, bus: &mut B, opcode: u8) {
+                match opcode {
+                    $( $opcode => operation!(self, bus, $mnemonic, $mode), )*
+                }
             }
         }
-    }
+    };
 }
+
+for_each_opcode!(execute_opcodes);
 
 /// The address the 6502 puts on the bus before the index's carry reaches the high byte:
 /// the final low byte with the base's high byte.

@@ -1084,3 +1084,45 @@ fn jam_halts_with_one_read_of_ffff_per_step() {
         assert!(!cpu.jammed());
     }
 }
+
+// ----- the opcode table against execution ------------------------------------------------------
+
+/// What the disassembler says of each opcode (its length) is what execution does: every
+/// instruction that does not jump moves PC past exactly the bytes its mode names (branches
+/// not taken included), and every opcode whose mode has no operand spends its second cycle
+/// reading the byte after the opcode.
+#[test]
+fn every_opcode_executes_as_the_table_describes_it() {
+    use crate::opcode::{describe, AddressingMode};
+    for opcode in 0..=255u8 {
+        let instruction = describe(opcode);
+        let (cpu, bus) = run(&[opcode, 0x10, 0x03], |cpu, bus| {
+            bus.memory[0x10] = 0x10;
+            bus.memory[0x11] = 0x03;
+            if is_branch(opcode) {
+                cpu.p = flags_not_taking(opcode);
+            }
+        });
+        let jumps = matches!(
+            instruction.mnemonic,
+            "JMP" | "JSR" | "RTS" | "RTI" | "BRK" | "JAM"
+        );
+        if !jumps {
+            assert_eq!(
+                cpu.pc,
+                ORIGIN + instruction.mode.instruction_bytes(),
+                "opcode {opcode:02X} ({instruction:?})"
+            );
+        }
+        if matches!(
+            instruction.mode,
+            AddressingMode::Implied | AddressingMode::Accumulator
+        ) {
+            assert_eq!(bus.log[1], R(ORIGIN + 1, 0x10), "opcode {opcode:02X}");
+        }
+        assert_eq!(
+            is_branch(opcode),
+            instruction.mode == AddressingMode::Relative
+        );
+    }
+}
