@@ -7,6 +7,7 @@ use crate::channel_state::{table_index, DmcState};
 use crate::model::{same_index, ApuModel};
 use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 #[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Dmc {
@@ -139,29 +140,29 @@ impl Dmc {
     /// memory reader inside $8000-$FFFF with at most one whole sample left, the bit counter
     /// 1-8 (it is decremented before its test for 0), and the DMA request flag the AND of
     /// its inputs.
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    pub(crate) fn validate_state(&self) -> Result<(), InvalidState> {
         let rates = self.model.dmc_rates();
         if !rates.contains(&self.rate) {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "APU DMC rate {} is not one of the channel's rates {rates:?}",
                 self.rate
-            ));
+            )));
         }
         check_range("APU DMC output level", self.output_level, 0..=0x7F)?;
         if self.sample_start < 0xC000 || self.sample_start & 0x3F != 0 {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "APU DMC sample address ${:04X} is not one $4012 can set ($C000-$FFC0 in \
                  steps of $40)",
                 self.sample_start
-            ));
+            )));
         }
         let longest = (0xFF << 4) | 1;
         if self.sample_length > longest || self.sample_length & 0xF != 1 {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "APU DMC sample length {} is not one $4013 can set (1-{longest} in steps of \
                  16)",
                 self.sample_length
-            ));
+            )));
         }
         check_range(
             "APU DMC sample address",
@@ -646,7 +647,10 @@ mod tests {
         for (edit, message) in cases {
             let mut edited = dmc.clone();
             edit(&mut edited);
-            assert_eq!(edited.validate_state(), Err(message.to_string()));
+            assert_eq!(
+                edited.validate_state().map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::check_range;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 #[derive(Clone, Debug, Default, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Envelope {
@@ -49,7 +50,7 @@ impl Envelope {
 
     /// Checks an envelope decoded from a save state (see `Apu::validate_state`): its 4-bit
     /// fields. `channel` names the channel it belongs to.
-    pub(crate) fn validate_state(&self, channel: &str) -> Result<(), String> {
+    pub(crate) fn validate_state(&self, channel: &str) -> Result<(), InvalidState> {
         check_range(
             &format!("{channel} envelope parameter"),
             self.parameter,
@@ -148,7 +149,10 @@ mod tests {
         for (edit, message) in cases {
             let mut edited = envelope.clone();
             edit(&mut edited);
-            assert_eq!(edited.validate_state("E"), Err(message.to_string()));
+            assert_eq!(
+                edited.validate_state("E").map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

@@ -12,6 +12,7 @@
 use crate::model::{ApuModel, FrameSteps};
 use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// What a step of each mode clocks.
 const STEP_CLOCKS: [[FrameClocks; 6]; 2] = [
@@ -156,7 +157,7 @@ impl FrameCounter {
     /// `Apu::validate_state`): the step indexes the step tables, the next step is at most a
     /// step's length away, a pending $4017 write lands within `max_write_delay` ticks and
     /// only then has a landing tick, and the clock suppression lasts at most its two ticks.
-    pub(crate) fn validate_state(&self, now: u64, max_write_delay: u8) -> Result<(), String> {
+    pub(crate) fn validate_state(&self, now: u64, max_write_delay: u8) -> Result<(), InvalidState> {
         let steps = self.steps();
         let last_step = steps.lengths[0].len() - 1;
         check_range("APU frame counter step", self.step, 0..=last_step)?;
@@ -419,7 +420,10 @@ mod tests {
         for (edit, message) in cases {
             let mut edited = counter.clone();
             edit(&mut edited);
-            assert_eq!(edited.validate_state(10, 4), Err(message.to_string()));
+            assert_eq!(
+                edited.validate_state(10, 4).map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 
@@ -547,13 +551,13 @@ mod tests {
         let mut ntsc = counter.clone();
         ntsc.set_model(ApuModel::Rp2a03);
         assert_eq!(
-            ntsc.validate_state(13, 4),
+            ntsc.validate_state(13, 4).map_err(|e| e.to_string()),
             Err("APU frame counter next step tick 8326 is out of range 0..=7471".to_string())
         );
         let mut edited = counter.clone();
         edited.next_step_tick = 13 + 8315;
         assert_eq!(
-            edited.validate_state(13, 4),
+            edited.validate_state(13, 4).map_err(|e| e.to_string()),
             Err("APU frame counter next step tick 8328 is out of range 0..=8327".to_string())
         );
     }

@@ -9,6 +9,7 @@
 
 use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// Length values selected by bits 3-7 of $4003/$4007/$400B/$400F.
 pub(crate) const LENGTH_TABLE: [u8; 32] = [
@@ -84,7 +85,7 @@ impl LengthCounter {
     /// `channel` names its channel. The counter only ever holds table values and what
     /// counting down from them leaves (at most 254), a pending reload is a table value, and a
     /// disabled channel's counter is 0 with no reload pending.
-    pub(crate) fn validate_state(&self, channel: &str) -> Result<(), String> {
+    pub(crate) fn validate_state(&self, channel: &str) -> Result<(), InvalidState> {
         let most = LENGTH_TABLE.iter().copied().max().unwrap_or(0);
         check_range(&format!("{channel} length counter"), self.counter, 0..=most)?;
         check_range(
@@ -93,10 +94,10 @@ impl LengthCounter {
             0..=most,
         )?;
         if self.pending_reload != 0 && !LENGTH_TABLE.contains(&self.pending_reload) {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "{channel} pending length reload {} is not a length table value",
                 self.pending_reload
-            ));
+            )));
         }
         check_consistent(
             self.enabled || (self.counter == 0 && self.pending_reload == 0),
@@ -256,7 +257,10 @@ mod tests {
         for (edit, message) in cases {
             let mut edited = length.clone();
             edit(&mut edited);
-            assert_eq!(edited.validate_state("L"), Err(message.to_string()));
+            assert_eq!(
+                edited.validate_state("L").map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

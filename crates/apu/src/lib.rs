@@ -6,10 +6,9 @@
 //! cycle N. The first tick after power-on is CPU cycle 0. CPU cycle N is a DMA "get" cycle
 //! (first half of an APU cycle) when `N % 2 == GET_CYCLE_PARITY`, otherwise a "put" cycle.
 
-use std::fmt::Display;
-use std::ops::RangeInclusive;
-
 use borsh::{BorshDeserialize, BorshSerialize};
+pub use nes_state::InvalidState;
+pub(crate) use nes_state::{check_consistent, check_range};
 mod channel_state;
 mod dmc;
 mod envelope;
@@ -81,33 +80,6 @@ const MAX_STATE_CYCLE: u64 = 1 << 62;
 /// unscheduled or within this of its cycle. The frame counter, whose steps are longer (up to
 /// 8314 ticks on the 2A07), checks its own against its model's step lengths.
 const MAX_TIMER_LEAD: u64 = 8192;
-
-/// Checks a field of a loaded state (see [`Apu::validate_state`]): the error names the field,
-/// its value and its range.
-pub(crate) fn check_range<T: PartialOrd + Display>(
-    field: &str,
-    value: T,
-    range: RangeInclusive<T>,
-) -> Result<(), String> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{field} {value} is out of range {}..={}",
-            range.start(),
-            range.end()
-        ))
-    }
-}
-
-/// Checks that a boolean fact of a loaded state holds; `what` says what it is about.
-pub(crate) fn check_consistent(holds: bool, what: &str) -> Result<(), String> {
-    if holds {
-        Ok(())
-    } else {
-        Err(format!("{what} is inconsistent"))
-    }
-}
 
 /// The 2A03 APU.
 ///
@@ -265,7 +237,7 @@ impl Apu {
     /// values derived from others agree with them, and every timer is unscheduled or due
     /// within its longest period. Err names the first field out of range. Loading only: the
     /// running APU never needs it.
-    pub fn validate_state(&self) -> Result<(), String> {
+    pub fn validate_state(&self) -> Result<(), InvalidState> {
         let now = self.cycle;
         check_range("APU cycle", now, 0..=MAX_STATE_CYCLE)?;
         self.pulse1.validate_state("APU pulse 1", true)?;
@@ -287,10 +259,10 @@ impl Apu {
         ];
         for (name, tick) in timers {
             if tick != NEVER && tick > now + MAX_TIMER_LEAD {
-                return Err(format!(
+                return Err(InvalidState::impossible(format!(
                     "APU {name} tick {tick} is out of range (unscheduled, or 0..={})",
                     now + MAX_TIMER_LEAD
-                ));
+                )));
             }
         }
         let earliest = timers

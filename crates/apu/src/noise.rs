@@ -6,6 +6,7 @@ use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
 use crate::model::{same_index, ApuModel};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 #[derive(Clone, Debug, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Noise {
@@ -76,13 +77,13 @@ impl Noise {
     }
 
     /// Checks the noise channel decoded from a save state (see `Apu::validate_state`).
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    pub(crate) fn validate_state(&self) -> Result<(), InvalidState> {
         let periods = self.model.noise_periods();
         if !periods.contains(&self.period) {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "APU noise period {} is not one of the channel's periods {periods:?}",
                 self.period
-            ));
+            )));
         }
         check_range("APU noise shift register", self.shift_register, 0..=0x7FFF)?;
         self.envelope.validate_state("APU noise")?;
@@ -216,7 +217,10 @@ mod tests {
         for (edit, message) in cases {
             let mut edited = noise.clone();
             edit(&mut edited);
-            assert_eq!(edited.validate_state(), Err(message.to_string()));
+            assert_eq!(
+                edited.validate_state().map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

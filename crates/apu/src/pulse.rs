@@ -5,6 +5,7 @@ use crate::envelope::Envelope;
 use crate::length_counter::LengthCounter;
 use crate::{check_consistent, check_range};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// Duty waveforms indexed by the sequencer position. The sequencer counts *down*
 /// (0, 7, 6, ..., 1) so the waveform heard for duty 0 is 0 1 0 0 0 0 0 0.
@@ -162,7 +163,7 @@ impl Pulse {
 
     /// Checks a pulse channel decoded from a save state (see `Apu::validate_state`); `name`
     /// says which one, `is_pulse1` whether it is the channel with the one's-complement sweep.
-    pub(crate) fn validate_state(&self, name: &str, is_pulse1: bool) -> Result<(), String> {
+    pub(crate) fn validate_state(&self, name: &str, is_pulse1: bool) -> Result<(), InvalidState> {
         check_range(
             &format!("{name} negate adjustment"),
             self.negate_extra,
@@ -364,7 +365,10 @@ mod tests {
         for (edit, message) in cases {
             let mut pulse = playing(true);
             edit(&mut pulse);
-            assert_eq!(pulse.validate_state("P", true), Err(message.to_string()));
+            assert_eq!(
+                pulse.validate_state("P", true).map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

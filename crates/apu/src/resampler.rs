@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 
 use borsh::io::{Error, ErrorKind, Read, Result as IoResult, Write};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// NTSC CPU clock: 21.477272 MHz / 12 (the default; the console sets its own, see
 /// `Apu::set_cpu_clock_hz`).
@@ -317,7 +318,7 @@ impl Resampler {
     /// filter coefficients) must agree, its position must be a fraction of a sample at a
     /// cycle that has passed, and every float must be finite: a NaN or infinity would spread
     /// through every later sample.
-    pub(crate) fn validate_state(&self, now: u64) -> Result<(), String> {
+    pub(crate) fn validate_state(&self, now: u64) -> Result<(), InvalidState> {
         if self.sample_rate == 0 {
             return Ok(());
         }
@@ -325,10 +326,10 @@ impl Resampler {
             if holds {
                 Ok(())
             } else {
-                Err(format!(
+                Err(InvalidState::impossible(format!(
                     "APU resampler {what} does not match its rate of {} Hz",
                     self.sample_rate
-                ))
+                )))
             }
         };
         consistent(
@@ -360,7 +361,9 @@ impl Resampler {
         if all_finite {
             Ok(())
         } else {
-            Err("APU resampler holds a value that is not a finite number".to_string())
+            Err(InvalidState::impossible(
+                "APU resampler holds a value that is not a finite number",
+            ))
         }
     }
 
@@ -518,12 +521,15 @@ mod tests {
         for (edit, message) in cases {
             let mut edited = resampler.clone();
             edit(&mut edited);
-            assert_eq!(edited.validate_state(1_500), Err(message.to_string()));
+            assert_eq!(
+                edited.validate_state(1_500).map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
         let mut future = resampler.clone();
         future.frame_start_cycle = 2_000;
         assert_eq!(
-            future.validate_state(1_500),
+            future.validate_state(1_500).map_err(|e| e.to_string()),
             Err("APU resampler start cycle 2000 is out of range 0..=1500".to_string())
         );
         // Off, nothing in it is used.

@@ -1116,7 +1116,10 @@ fn states_of_a_running_apu_validate() {
 fn refused(edit: impl FnOnce(&mut Apu), message: &str) {
     let mut apu = busy_apu(20_000);
     edit(&mut apu);
-    assert_eq!(apu.validate_state(), Err(message.to_string()));
+    assert_eq!(
+        apu.validate_state().map_err(|e| e.to_string()),
+        Err(message.to_string())
+    );
 }
 
 #[test]
@@ -1138,7 +1141,7 @@ fn a_frame_counter_step_out_of_range_is_refused_at_its_byte_in_a_state() {
     bytes[step_at..step_at + 8].copy_from_slice(&131_075u64.to_le_bytes());
     let edited: Apu = borsh::from_slice(&bytes).unwrap();
     assert_eq!(
-        edited.validate_state(),
+        edited.validate_state().map_err(|e| e.to_string()),
         Err("APU frame counter step 131075 is out of range 0..=5".to_string())
     );
 }
@@ -1184,7 +1187,7 @@ fn a_channel_out_of_range_is_refused_by_the_apus_check() {
     bytes[2] = 7;
     let edited: Apu = borsh::from_slice(&bytes).unwrap();
     assert_eq!(
-        edited.validate_state(),
+        edited.validate_state().map_err(|e| e.to_string()),
         Err("APU pulse 1 duty 7 is out of range 0..=3".to_string())
     );
 }

@@ -4,6 +4,7 @@ use crate::channel_state::TriangleState;
 use crate::check_range;
 use crate::length_counter::LengthCounter;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// The 32-step sequence: 15 down to 0, then 0 up to 15.
 const TRIANGLE_SEQUENCE: [u8; 32] = [
@@ -79,7 +80,7 @@ impl Triangle {
     }
 
     /// Checks the triangle channel decoded from a save state (see `Apu::validate_state`).
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    pub(crate) fn validate_state(&self) -> Result<(), InvalidState> {
         check_range("APU triangle period", self.period, 0..=0x7FF)?;
         let last_step = TRIANGLE_SEQUENCE.len() as u8 - 1;
         check_range("APU triangle sequencer step", self.step, 0..=last_step)?;
@@ -240,7 +241,10 @@ mod tests {
         for (edit, message) in cases {
             let mut triangle = playing_triangle(30, 20);
             edit(&mut triangle);
-            assert_eq!(triangle.validate_state(), Err(message.to_string()));
+            assert_eq!(
+                triangle.validate_state().map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::controller::Controller;
 use crate::hardware::ControllerPorts;
+use nes_state::InvalidState;
 
 /// The pads and the 2A03's port logic.
 #[derive(Debug, Clone, Default)]
@@ -89,21 +90,21 @@ impl JoypadPorts {
         pending_strobe: Option<(bool, u64)>,
         read_cycle: &[Option<u64>; 2],
         cycle: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), InvalidState> {
         if let Some((_, due)) = pending_strobe {
             if due > cycle.saturating_add(2) {
-                return Err(format!(
+                return Err(InvalidState::impossible(format!(
                     "controller strobe due at cycle {due} is out of range 0..={}",
                     cycle.saturating_add(2)
-                ));
+                )));
             }
         }
         for (port, read) in read_cycle.iter().enumerate() {
             if let Some(read) = *read {
                 if read > cycle {
-                    return Err(format!(
+                    return Err(InvalidState::impossible(format!(
                         "controller port {port} read at cycle {read} is out of range 0..={cycle}"
-                    ));
+                    )));
                 }
             }
         }

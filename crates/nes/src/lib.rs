@@ -33,6 +33,7 @@ pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
 pub use inspect::Inspect;
 pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
 pub use nes_ppu::palette::{Palette, PaletteError};
+pub use nes_state::InvalidState;
 pub use power_on::{PowerOn, PowerOnRam, Timeline};
 pub use region::Region;
 pub use savestate::{StateError, STATE_FORMAT_VERSION};

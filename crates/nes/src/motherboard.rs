@@ -23,6 +23,7 @@ use crate::controller::Controller;
 use crate::controller_ports::JoypadPorts;
 use crate::ppu_scheduler::PpuScheduler;
 use crate::region::Region;
+use nes_state::InvalidState;
 
 // The CPU's DMA unit and the APU each keep the get/put phase convention as a constant (neither
 // crate depends on the other); the console is where they meet, so it insists they agree.
@@ -77,7 +78,7 @@ pub(crate) struct BusState {
 impl BusState {
     /// Checks a state decoded from a save state against the CPU cycle `cycle` it was taken at
     /// (the APU's count, decoded with it).
-    pub(crate) fn validate_state(&self, cycle: u64) -> Result<(), String> {
+    pub(crate) fn validate_state(&self, cycle: u64) -> Result<(), InvalidState> {
         JoypadPorts::validate_state(self.pending_strobe, &self.joypad_read_cycle, cycle)
     }
 }
@@ -490,7 +491,7 @@ mod tests {
         let mut late_strobe = bus.bus_state();
         late_strobe.pending_strobe = Some((true, cycle + 3));
         assert_eq!(
-            late_strobe.validate_state(cycle),
+            late_strobe.validate_state(cycle).map_err(|e| e.to_string()),
             Err(format!(
                 "controller strobe due at cycle {} is out of range 0..={}",
                 cycle + 3,
@@ -500,7 +501,7 @@ mod tests {
         let mut future_read = bus.bus_state();
         future_read.joypad_read_cycle[1] = Some(u64::MAX);
         assert_eq!(
-            future_read.validate_state(cycle),
+            future_read.validate_state(cycle).map_err(|e| e.to_string()),
             Err(format!(
                 "controller port 1 read at cycle {} is out of range 0..={cycle}",
                 u64::MAX

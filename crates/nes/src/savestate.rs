@@ -29,6 +29,7 @@ use borsh::{BorshDeserialize, BorshSerialize};
 use nes_apu::Apu;
 use nes_cpu::Cpu;
 use nes_ppu::Ppu;
+use nes_state::InvalidState;
 use thiserror::Error;
 
 use crate::clock::MAX_CPU_CYCLES;
@@ -69,8 +70,10 @@ pub enum StateError {
     Truncated { expected: u64, actual: u64 },
     #[error("the save state is corrupt (checksum mismatch)")]
     Corrupt,
+    /// Decoded, but holding something no console could be in (each chip's check, or bytes
+    /// that do not decode).
     #[error("the save state is malformed: {0}")]
-    Malformed(String),
+    Malformed(#[from] InvalidState),
     #[error("the save state is from a {state} console; this console is {console}")]
     WrongRegion {
         state: &'static str,
@@ -155,7 +158,8 @@ impl Nes {
     pub fn load_state(&mut self, state: &[u8]) -> Result<(), StateError> {
         let payload = self.check_header(state)?;
         let mut reader = payload;
-        let malformed = |error: std::io::Error| StateError::Malformed(error.to_string());
+        let malformed =
+            |error: std::io::Error| StateError::from(InvalidState::impossible(error.to_string()));
         let cpu = Cpu::deserialize_reader(&mut reader).map_err(malformed)?;
         let bus = BusState::deserialize_reader(&mut reader).map_err(malformed)?;
         let mut ppu = Ppu::deserialize_reader(&mut reader).map_err(malformed)?;
@@ -165,13 +169,15 @@ impl Nes {
         let lag_count = u64::deserialize_reader(&mut reader).map_err(malformed)?;
         let region_code = u8::deserialize_reader(&mut reader).map_err(malformed)?;
         if !reader.is_empty() {
-            return Err(StateError::Malformed(format!(
+            return Err(StateError::Malformed(InvalidState::impossible(format!(
                 "{} unexpected bytes after the console state",
                 reader.len()
-            )));
+            ))));
         }
         let region = Region::from_state_code(region_code).ok_or_else(|| {
-            StateError::Malformed(format!("region code {region_code} is unknown"))
+            StateError::Malformed(InvalidState::impossible(format!(
+                "region code {region_code} is unknown"
+            )))
         })?;
         if region != self.region() {
             return Err(StateError::WrongRegion {
@@ -188,17 +194,17 @@ impl Nes {
         ppu.validate_state().map_err(StateError::Malformed)?;
         apu.validate_state().map_err(StateError::Malformed)?;
         if apu.cycle() > MAX_CPU_CYCLES {
-            return Err(StateError::Malformed(format!(
+            return Err(StateError::Malformed(InvalidState::impossible(format!(
                 "CPU cycle count {} is out of range 0..={MAX_CPU_CYCLES}",
                 apu.cycle()
-            )));
+            ))));
         }
         bus.validate_state(apu.cycle())
             .map_err(StateError::Malformed)?;
         if lag_count > MAX_LAG_COUNT {
-            return Err(StateError::Malformed(format!(
+            return Err(StateError::Malformed(InvalidState::impossible(format!(
                 "lag count {lag_count} is out of range 0..={MAX_LAG_COUNT}"
-            )));
+            ))));
         }
 
         // The instruction count is no machine state: it runs on, as FCEUX's does.
@@ -257,10 +263,10 @@ impl Nes {
             });
         }
         if actual > payload_len {
-            return Err(StateError::Malformed(format!(
+            return Err(StateError::Malformed(InvalidState::impossible(format!(
                 "{} bytes after the end of the state",
                 actual - payload_len
-            )));
+            ))));
         }
         let payload = &state[HEADER_LEN..];
         let checksum = u32::from_le_bytes(field(40..44).try_into().unwrap_or_default());
@@ -521,9 +527,11 @@ pub(crate) mod tests {
     }
 
     fn assert_malformed(nes: &mut Nes, state: &[u8], message: &str) {
+        let error = expect_rejected(nes, state);
+        assert!(matches!(error, StateError::Malformed(_)), "{error:?}");
         assert_eq!(
-            expect_rejected(nes, state),
-            StateError::Malformed(message.to_string())
+            error.to_string(),
+            format!("the save state is malformed: {message}")
         );
     }
 

@@ -7,6 +7,7 @@
 
 use crate::{check_range, ctrl, Ppu, PpuBus};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// `SPREAD[b]` puts bit `7 - i` of `b` at bit `4 * (7 - i)`: one pattern plane of a tile row
 /// as eight 4-bit pixel cells, leftmost pixel in the top cell.
@@ -51,17 +52,17 @@ impl BackgroundPipeline {
     /// attribute latch holds a 2-bit palette number, and the serial input is a cell a reload
     /// sets (colour 2 of one of the four palettes) or 0 before the first: `shift_by`
     /// multiplies it into eight cells, which a wider value would overflow.
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    pub(crate) fn validate_state(&self) -> Result<(), InvalidState> {
         check_range(
             "PPU background attribute latch",
             self.attribute_latch,
             0..=3,
         )?;
         if self.serial_in != 0 && !(0..4).any(|palette| self.serial_in == palette << 2 | 2) {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "PPU background serial input {} is not a cell a reload sets (0, 2, 6, 10, 14)",
                 self.serial_in
-            ));
+            )));
         }
         Ok(())
     }
@@ -220,7 +221,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            bg.validate_state(),
+            bg.validate_state().map_err(|e| e.to_string()),
             Err(
                 "PPU background serial input 1152921504606846976 is not a cell a reload sets \
                  (0, 2, 6, 10, 14)"

@@ -25,10 +25,11 @@ mod sprites;
 #[cfg(test)]
 mod test_support;
 
-use std::fmt::{self, Display};
-use std::ops::RangeInclusive;
+use std::fmt;
 
 use borsh::{BorshDeserialize, BorshSerialize};
+pub(crate) use nes_state::check_range;
+pub use nes_state::InvalidState;
 
 pub use frame_timing::FrameTiming;
 pub use model::PpuModel;
@@ -68,24 +69,6 @@ pub const DOTS_PER_FRAME: u32 = PpuModel::Rp2c02.dots_per_frame();
 /// The most frames a save state may have completed: 2^48 frames is over 150,000 years at 60
 /// a second, so no real state comes near it, and counting on from it cannot overflow.
 const MAX_STATE_FRAMES: u64 = 1 << 48;
-
-/// Checks a field of a loaded state (see [`Ppu::validate_state`]): the error names the field,
-/// its value and its range.
-pub(crate) fn check_range<T: PartialOrd + Display>(
-    field: &str,
-    value: T,
-    range: RangeInclusive<T>,
-) -> Result<(), String> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{field} {value} is out of range {}..={}",
-            range.start(),
-            range.end()
-        ))
-    }
-}
 
 /// The PPU's memory bus, implemented by the console (cartridge CHR + nametables).
 /// `$0000-$3EFF` only: palette RAM (`$3F00-$3FFF`) is inside the PPU.
@@ -150,7 +133,7 @@ pub(crate) struct RegisterDelays {
 impl RegisterDelays {
     /// Checks delays decoded from a save state (see [`Ppu::validate_state`]): each counts
     /// down from the delay its register access sets.
-    fn validate_state(&self) -> Result<(), String> {
+    fn validate_state(&self) -> Result<(), InvalidState> {
         check_range(
             "PPU $2001 write delay",
             self.mask,
@@ -615,7 +598,7 @@ impl Ppu {
     /// is decoded, the park too, against the longest frame of any model.) The frame's extent
     /// is the current model's ([`Ppu::set_model`]), which a decoded state does not carry: set
     /// it first. Loading only: the running PPU never needs it.
-    pub fn validate_state(&self) -> Result<(), String> {
+    pub fn validate_state(&self) -> Result<(), InvalidState> {
         check_range(
             "PPU scanline",
             self.scanline,
@@ -641,19 +624,21 @@ impl Ppu {
             ..registers::DecodedMask::of(latest, swaps_emphasis)
         };
         if self.decoded_mask() != expected {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "PPU decoded $2001 does not match $2001 = ${:02X}",
                 self.mask
-            ));
+            )));
         }
         if let Some(index) = self.palette_ram.iter().position(|&entry| entry > 0x3F) {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "PPU palette RAM entry {index} = ${:02X} is out of range $00..=$3F",
                 self.palette_ram[index]
-            ));
+            )));
         }
         if self.colour_cache != self.colour_cache_values() {
-            return Err("PPU colour cache does not match palette RAM and $2001".to_string());
+            return Err(InvalidState::impossible(
+                "PPU colour cache does not match palette RAM and $2001",
+            ));
         }
         if self.park.frames > 0 {
             check_range(
@@ -1256,7 +1241,10 @@ mod state_validation_tests {
         let (mut ppu, mut bus) = busy();
         ppu.run_dots(150_000, &mut bus);
         edit(&mut ppu);
-        assert_eq!(ppu.validate_state(), Err(message.to_string()));
+        assert_eq!(
+            ppu.validate_state().map_err(|e| e.to_string()),
+            Err(message.to_string())
+        );
     }
 
     #[test]
@@ -1293,7 +1281,7 @@ mod state_validation_tests {
         assert_eq!(ppu.validate_state(), Ok(()));
         ppu.scanline = 312;
         assert_eq!(
-            ppu.validate_state(),
+            ppu.validate_state().map_err(|e| e.to_string()),
             Err("PPU scanline 312 is out of range 0..=311".to_string())
         );
         ppu.scanline = 300;
@@ -1301,14 +1289,14 @@ mod state_validation_tests {
         assert_eq!(ppu.validate_state(), Ok(()));
         ppu.sprite_line.frozen_at = Some((312, 0));
         assert_eq!(
-            ppu.validate_state(),
+            ppu.validate_state().map_err(|e| e.to_string()),
             Err("PPU sprite units' frozen scanline 312 is out of range 0..=311".to_string())
         );
         // The same PPU as a 2C02 (set_model moves it onto the 2C02's frame).
         let (mut ppu, _) = busy();
         ppu.scanline = 262;
         assert_eq!(
-            ppu.validate_state(),
+            ppu.validate_state().map_err(|e| e.to_string()),
             Err("PPU scanline 262 is out of range 0..=261".to_string())
         );
         ppu.scanline = 261;
@@ -1326,7 +1314,7 @@ mod state_validation_tests {
         let back: Ppu = borsh::from_slice(&borsh::to_vec(&ppu).unwrap()).unwrap();
         // ...and checked against the console's model.
         assert_eq!(
-            back.validate_state(),
+            back.validate_state().map_err(|e| e.to_string()),
             Err("PPU parked frame dots 106392 is out of range 1..=89342".to_string())
         );
         let mut back = back;

@@ -5,6 +5,7 @@
 
 use crate::check_range;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 const COARSE_X: u16 = 0x001F;
 const COARSE_Y: u16 = 0x03E0;
@@ -31,7 +32,7 @@ pub(crate) struct ScrollRegisters {
 impl ScrollRegisters {
     /// Checks scroll registers decoded from a save state (see `Ppu::validate_state`): v and t
     /// are 15-bit, fine X 3-bit.
-    pub fn validate_state(&self) -> Result<(), String> {
+    pub fn validate_state(&self) -> Result<(), InvalidState> {
         check_range("PPU VRAM address (v)", self.v, 0..=0x7FFF)?;
         check_range("PPU temporary VRAM address (t)", self.t, 0..=0x7FFF)?;
         check_range("PPU fine X scroll", self.fine_x, 0..=7)

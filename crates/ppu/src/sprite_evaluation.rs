@@ -8,6 +8,7 @@
 
 use crate::{check_range, ctrl, Ppu};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 enum EvaluationState {
@@ -46,7 +47,7 @@ impl SpriteEvaluation {
     /// secondary OAM index stops at 32 (the byte after the eighth sprite), a sprite has at
     /// most 3 bytes left to copy (and so does an overflowing one), and at most 8 sprites are
     /// found. An index far past 32 would overflow its increments.
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    pub(crate) fn validate_state(&self) -> Result<(), InvalidState> {
         check_range(
             "PPU sprite evaluation secondary OAM index",
             self.secondary_index,
@@ -523,7 +524,10 @@ mod tests {
         for (edit, message) in cases {
             let mut evaluation = ppu.evaluation.clone();
             edit(&mut evaluation);
-            assert_eq!(evaluation.validate_state(), Err(message.to_string()));
+            assert_eq!(
+                evaluation.validate_state().map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::{check_range, ctrl, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE};
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// Line-buffer cell flags. A cell is 0 when no sprite covers the pixel; otherwise bits 0-4
 /// are the palette RAM index ($10-$1F).
@@ -109,7 +110,7 @@ impl Default for SpriteLine {
 impl SpriteLine {
     /// `validate_state_within` a 2C02's frame.
     #[cfg(test)]
-    pub(crate) fn validate_state(&self) -> Result<(), String> {
+    pub(crate) fn validate_state(&self) -> Result<(), InvalidState> {
         self.validate_state_within(crate::PRE_RENDER_SCANLINE)
     }
 
@@ -118,7 +119,7 @@ impl SpriteLine {
     /// byte and its shifters sent out at most their 8 pixels (`8 - shifted` and the shifts
     /// by it assume so), and the pixel positions lie on a line, the frozen line in a frame
     /// whose last (pre-render) line is `last_scanline`.
-    pub(crate) fn validate_state_within(&self, last_scanline: u16) -> Result<(), String> {
+    pub(crate) fn validate_state_within(&self, last_scanline: u16) -> Result<(), InvalidState> {
         check_range("PPU sprite pattern address", self.pattern_addr, 0..=0x1FFF)?;
         for (slot, unit) in self.units.iter().enumerate() {
             check_range(
@@ -450,7 +451,10 @@ mod tests {
         for (edit, message) in cases {
             let mut line = SpriteLine::default();
             edit(&mut line);
-            assert_eq!(line.validate_state(), Err(message.to_string()));
+            assert_eq!(
+                line.validate_state().map_err(|e| e.to_string()),
+                Err(message.to_string())
+            );
         }
     }
 }
