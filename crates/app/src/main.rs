@@ -76,13 +76,9 @@ enum Command {
 }
 
 fn sweep_command(args: &SweepArgs) -> Result<u8, Error> {
-    let program = std::env::current_exe().map_err(|e| {
-        Error::Sweep(format!(
-            "cannot find this program to start sweep workers: {e}"
-        ))
-    })?;
-    let options = SweepOptions::from_args(args, program).map_err(Error::Sweep)?;
-    let report = sweep::run_sweep(&options).map_err(Error::Sweep)?;
+    let program = std::env::current_exe().map_err(Error::WorkerProgram)?;
+    let options = SweepOptions::from_args(args, program)?;
+    let report = sweep::run_sweep(&options)?;
     nes_headless::out!("{}", sweep::summary(&report, &options.out));
     let changed = report
         .compare
@@ -145,7 +141,7 @@ fn command_status() -> u8 {
             Ok(code) => return code,
             Err(e) => Err(e.to_string()),
         },
-        Command::SweepWorker => sweep::worker_main(),
+        Command::SweepWorker => sweep::worker_main().map_err(|e| e.to_string()),
         Command::TestRoms(args) => match test_roms::run(&args, &mut nes_headless::stdout::Stdout) {
             Ok(true) => return 0,
             Ok(false) => return 1,

@@ -9,6 +9,7 @@ use nes_movie::input_schedule::ScheduleFileError;
 
 use crate::limits::ReadError;
 use crate::output::OutputError;
+use crate::sweep::InputSpecError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -52,7 +53,28 @@ pub enum Error {
     /// Options that cannot all hold (a capture past the last frame, a state past it).
     #[error("{0}")]
     Options(String),
-    /// A sweep could not start or finish (its report says which ROM and why).
-    #[error("{0}")]
-    Sweep(String),
+    /// `nes sweep --roms` names no ROM.
+    #[error("no ROMs (*.nes) found in {}", .0.display())]
+    NoRoms(PathBuf),
+    /// A sweep's `--input-file` is not a valid input specification.
+    #[error("{}: {source}", .path.display())]
+    SweepInput {
+        path: PathBuf,
+        source: InputSpecError,
+    },
+    /// `nes sweep --compare` names a folder whose `sweep.json` is not a sweep report.
+    #[error("{} is not a sweep report: {source}", .path.display())]
+    NotASweepReport {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// A sweep report or record could not be encoded as JSON.
+    #[error("cannot encode the sweep report: {0}")]
+    EncodeReport(serde_json::Error),
+    /// A sweep cannot start its worker processes: this program's own path is unknown.
+    #[error("cannot find this program to start sweep workers: {0}")]
+    WorkerProgram(std::io::Error),
+    /// `nes sweep-worker` got no request, or one it cannot read.
+    #[error("cannot read the sweep worker's request: {0}")]
+    WorkerRequest(String),
 }

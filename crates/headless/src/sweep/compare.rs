@@ -73,12 +73,10 @@ impl CompareReport {
 }
 
 /// Read an earlier sweep's `sweep.json`.
-pub fn load_report(old_dir: &Path) -> Result<SweepReport, String> {
+pub fn load_report(old_dir: &Path) -> Result<SweepReport, crate::Error> {
     let path = old_dir.join("sweep.json");
-    let text = crate::limits::read_text_limited(&path, &crate::limits::SWEEP_REPORT)
-        .map_err(|error| error.to_string())?;
-    serde_json::from_str(&text)
-        .map_err(|error| format!("{} is not a sweep report: {error}", path.display()))
+    let text = crate::limits::read_text_limited(&path, &crate::limits::SWEEP_REPORT)?;
+    serde_json::from_str(&text).map_err(|source| crate::Error::NotASweepReport { path, source })
 }
 
 fn read_raw9(dir: &Path, relative: &str) -> Result<Vec<u16>, String> {

@@ -166,7 +166,7 @@ fn run_in_child(
 }
 
 /// `nes sweep-worker`: read a [`WorkerRequest`] from stdin, run it, print the record.
-pub fn worker_main() -> Result<(), String> {
+pub fn worker_main() -> Result<(), crate::Error> {
     std::panic::set_hook(Box::new(|info| {
         let message = crate::panic_message(info.payload());
         let place = info
@@ -178,13 +178,12 @@ pub fn worker_main() -> Result<(), String> {
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
-        .map_err(|error| format!("cannot read the request: {error}"))?;
-    let request: WorkerRequest =
-        serde_json::from_slice(&input).map_err(|error| format!("bad request: {error}"))?;
-    let palette =
-        crate::capture::load_palette(request.palette_file.as_deref()).map_err(|e| e.to_string())?;
+        .map_err(|error| crate::Error::WorkerRequest(error.to_string()))?;
+    let request: WorkerRequest = serde_json::from_slice(&input)
+        .map_err(|error| crate::Error::WorkerRequest(error.to_string()))?;
+    let palette = crate::capture::load_palette(request.palette_file.as_deref())?;
     let record = run_rom(&request.job, &request.settings, &palette);
-    let text = serde_json::to_string(&record).map_err(|error| error.to_string())?;
+    let text = serde_json::to_string(&record).map_err(crate::Error::EncodeReport)?;
     crate::outln!("{text}");
     Ok(())
 }

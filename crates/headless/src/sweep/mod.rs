@@ -29,13 +29,14 @@ use crate::capture::{load_palette, FrameList};
 use crate::hardware::{HardwareArgs, HardwareChoice};
 use crate::output;
 use crate::power_on::PowerOnArgs;
+use crate::Error;
 use nes::PowerOn;
 
 pub use compare::CompareReport;
 pub use isolation::{worker_main, Isolation};
 pub use job::{RomJob, RunSettings, DEFAULT_HANG_CYCLES};
 pub use report::{CaptureRecord, RomRecord, SweepReport, Verdict};
-pub use roms::{find_roms, FoundRom, InputSpec};
+pub use roms::{find_roms, FoundRom, InputSpec, InputSpecError};
 
 /// Frames run when neither --frames nor --capture says otherwise (ten seconds of NTSC play).
 pub const DEFAULT_FRAMES: u64 = 600;
@@ -111,19 +112,19 @@ pub fn default_jobs() -> usize {
 
 impl SweepOptions {
     /// Resolve `nes sweep`'s arguments; ROMs run in worker processes of `program`.
-    pub fn from_args(args: &SweepArgs, program: PathBuf) -> Result<SweepOptions, String> {
+    pub fn from_args(args: &SweepArgs, program: PathBuf) -> Result<SweepOptions, Error> {
         let capture = args.capture.as_ref().map(|list| list.0.clone());
         let last_capture = capture
             .as_ref()
             .and_then(|frames| frames.last().copied())
             .unwrap_or(0);
         let frames = match args.frames {
-            Some(0) => return Err("--frames must be at least 1".to_owned()),
+            Some(0) => return Err(Error::Options("--frames must be at least 1".to_owned())),
             Some(frames) if frames < last_capture => {
-                return Err(format!(
+                return Err(Error::Options(format!(
                     "--capture asks for frame {last_capture} but --frames stops the runs at \
                      frame {frames}"
-                ))
+                )))
             }
             Some(frames) => frames,
             // Nothing after the last capture would be kept.
@@ -135,7 +136,9 @@ impl SweepOptions {
             None => InputSpec::default(),
         };
         if args.hang_cycles == 0 {
-            return Err("--hang-cycles must be at least 1".to_owned());
+            return Err(Error::Options(
+                "--hang-cycles must be at least 1".to_owned(),
+            ));
         }
         Ok(SweepOptions {
             roms: args.roms.clone(),
@@ -230,9 +233,9 @@ impl Progress {
 /// Run a sweep: every ROM, then `sweep.json`, the comparison and `index.html`. A ROM that fails
 /// in any way is a verdict in the report; only problems with the options or the output folder
 /// are errors.
-pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
+pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, Error> {
     let started = Instant::now();
-    let palette = load_palette(options.palette_file.as_deref()).map_err(|e| e.to_string())?;
+    let palette = load_palette(options.palette_file.as_deref())?;
     let found = find_roms(&options.roms)?;
     for entry in options.input.unused_entries(&found) {
         eprintln!("warning: --input-file entry `{entry}` matches no ROM");
@@ -240,10 +243,10 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
     let old = match &options.compare {
         Some(old_dir) => {
             if same_folder(old_dir, &options.out) {
-                return Err(format!(
+                return Err(Error::Options(format!(
                     "--compare {} is the output folder; write the new sweep elsewhere",
                     old_dir.display()
-                ));
+                )));
             }
             Some(compare::load_report(old_dir)?)
         }
@@ -315,10 +318,9 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
         roms: records,
         compare,
     };
-    let mut json = serde_json::to_string_pretty(&report).map_err(|error| error.to_string())?;
+    let mut json = serde_json::to_string_pretty(&report).map_err(Error::EncodeReport)?;
     json.push('\n');
-    output::write_atomically(&options.out.join("sweep.json"), json.as_bytes())
-        .map_err(|error| error.to_string())?;
+    output::write_atomically(&options.out.join("sweep.json"), json.as_bytes())?;
     let context = report::HtmlContext {
         old_prefix: options
             .compare
@@ -328,25 +330,30 @@ pub fn run_sweep(options: &SweepOptions) -> Result<SweepReport, String> {
     output::write_atomically(
         &options.out.join("index.html"),
         report::render_html(&report, &context).as_bytes(),
-    )
-    .map_err(|error| error.to_string())?;
+    )?;
     Ok(report)
 }
 
 /// Create the output folder; a folder that already holds a sweep loses its old captures and
 /// diffs first, so nothing stale is left beside the new report.
-fn prepare_output(out: &Path) -> Result<(), String> {
+fn prepare_output(out: &Path) -> Result<(), Error> {
     let create = |dir: &Path| {
-        std::fs::create_dir_all(dir)
-            .map_err(|error| format!("cannot create {}: {error}", dir.display()))
+        std::fs::create_dir_all(dir).map_err(|source| Error::Folder {
+            action: "create",
+            path: dir.to_path_buf(),
+            source,
+        })
     };
     create(out)?;
     if out.join("sweep.json").is_file() {
         for generated in ["captures", "diffs"] {
             let dir = out.join(generated);
             if dir.is_dir() {
-                std::fs::remove_dir_all(&dir)
-                    .map_err(|error| format!("cannot clear {}: {error}", dir.display()))?;
+                std::fs::remove_dir_all(&dir).map_err(|source| Error::Folder {
+                    action: "clear",
+                    path: dir.clone(),
+                    source,
+                })?;
             }
         }
     }
@@ -541,9 +548,9 @@ mod tests {
         // ... and a sweep compared against itself is refused.
         let mut itself = options(&roms, &out);
         itself.compare = Some(out.clone());
-        assert!(run_sweep(&itself)
-            .unwrap_err()
-            .contains("is the output folder"));
+        let refused = run_sweep(&itself).unwrap_err();
+        assert!(matches!(refused, Error::Options(_)));
+        assert!(refused.to_string().contains("is the output folder"));
     }
 
     #[derive(Debug, clap::Parser)]
@@ -570,11 +577,13 @@ mod tests {
         assert_eq!((later.frames, later.capture_frames), (900, vec![100, 900]));
         let earlier = parse(&["--capture", "30,120"]).unwrap();
         assert_eq!(earlier.frames, 120, "runs stop at the last capture");
-        let error = parse(&["--frames", "50", "--capture", "60"]).unwrap_err();
+        let error = parse(&["--frames", "50", "--capture", "60"])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("frame 60"), "{error}");
         assert!(parse(&["--frames", "0"]).is_err());
-        assert!(parse(&["--input-file", "/no/such/spec.toml"])
-            .unwrap_err()
-            .contains("cannot read"));
+        let unreadable = parse(&["--input-file", "/no/such/spec.toml"]).unwrap_err();
+        assert!(matches!(unreadable, Error::Read(_)));
+        assert!(unreadable.to_string().contains("cannot read"));
     }
 }

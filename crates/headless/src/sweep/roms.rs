@@ -4,8 +4,10 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
-use nes_movie::input_schedule::ScheduledPress;
+use nes_movie::input_schedule::{PressError, ScheduledPress};
 use serde::Deserialize;
+
+use crate::Error;
 
 /// A ROM found for the sweep: its report key and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,9 +38,8 @@ fn key_of(relative: &Path) -> Option<String> {
 /// `--roms`: every `*.nes` file under a folder (recursively, sorted by path), or the files a
 /// list names (one path per line, relative to the list's folder; `#` comments and blank lines
 /// allowed). A list entry outside the list's folder is keyed by its file name, made unique.
-pub fn find_roms(source: &Path) -> Result<Vec<FoundRom>, String> {
-    let metadata = std::fs::metadata(source)
-        .map_err(|error| format!("cannot read {}: {error}", source.display()))?;
+pub fn find_roms(source: &Path) -> Result<Vec<FoundRom>, Error> {
+    let metadata = std::fs::metadata(source).map_err(cannot_read(source))?;
     let roms = if metadata.is_dir() {
         let mut roms = Vec::new();
         walk(source, source, &mut roms)?;
@@ -48,21 +49,27 @@ pub fn find_roms(source: &Path) -> Result<Vec<FoundRom>, String> {
         read_list(source)?
     };
     if roms.is_empty() {
-        return Err(format!("no ROMs (*.nes) found in {}", source.display()));
+        return Err(Error::NoRoms(source.to_path_buf()));
     }
     Ok(roms)
 }
 
-fn walk(root: &Path, dir: &Path, roms: &mut Vec<FoundRom>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+/// The error for a folder or file the ROM search could not read.
+fn cannot_read(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Folder {
+        action: "read",
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn walk(root: &Path, dir: &Path, roms: &mut Vec<FoundRom>) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir).map_err(cannot_read(dir))?;
     for entry in entries {
-        let entry = entry.map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+        let entry = entry.map_err(cannot_read(dir))?;
         let path = entry.path();
         // Follow symbolic links to files, but do not descend into linked folders (no cycles).
-        let file_type = entry
-            .file_type()
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        let file_type = entry.file_type().map_err(cannot_read(&path))?;
         if file_type.is_dir() {
             walk(root, &path, roms)?;
         } else if is_nes_file(&path) {
@@ -74,9 +81,8 @@ fn walk(root: &Path, dir: &Path, roms: &mut Vec<FoundRom>) -> Result<(), String>
     Ok(())
 }
 
-fn read_list(list: &Path) -> Result<Vec<FoundRom>, String> {
-    let text = crate::limits::read_text_limited(list, &crate::limits::ROM_LIST)
-        .map_err(|error| error.to_string())?;
+fn read_list(list: &Path) -> Result<Vec<FoundRom>, Error> {
+    let text = crate::limits::read_text_limited(list, &crate::limits::ROM_LIST)?;
     let base = list.parent().unwrap_or(Path::new(""));
     let mut roms = Vec::new();
     let mut keys = HashSet::new();
@@ -136,16 +142,31 @@ struct InputSpecFile {
     roms: BTreeMap<String, Vec<String>>,
 }
 
-fn parse_presses(entries: &[String], place: &str) -> Result<Vec<ScheduledPress>, String> {
+/// Why a sweep's input specification (`--input-file`) is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum InputSpecError {
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// An entry of `place` (`default`, or `roms."KEY"`) is not a press.
+    #[error("{place}: {source}")]
+    Press { place: String, source: PressError },
+}
+
+fn parse_presses(entries: &[String], place: &str) -> Result<Vec<ScheduledPress>, InputSpecError> {
     entries
         .iter()
-        .map(|entry| ScheduledPress::parse(entry).map_err(|error| format!("{place}: {error}")))
+        .map(|entry| {
+            ScheduledPress::parse(entry).map_err(|source| InputSpecError::Press {
+                place: place.to_owned(),
+                source,
+            })
+        })
         .collect()
 }
 
 impl InputSpec {
-    pub fn parse(text: &str) -> Result<InputSpec, String> {
-        let file: InputSpecFile = toml::from_str(text).map_err(|error| error.to_string())?;
+    pub fn parse(text: &str) -> Result<InputSpec, InputSpecError> {
+        let file: InputSpecFile = toml::from_str(text)?;
         let default = parse_presses(&file.default, "default")?;
         let mut roms = BTreeMap::new();
         for (key, entries) in &file.roms {
@@ -157,10 +178,12 @@ impl InputSpec {
         Ok(InputSpec { default, roms })
     }
 
-    pub fn load(path: &Path) -> Result<InputSpec, String> {
-        let text = crate::limits::read_text_limited(path, &crate::limits::SWEEP_INPUT_SPEC)
-            .map_err(|error| error.to_string())?;
-        InputSpec::parse(&text).map_err(|error| format!("{}: {error}", path.display()))
+    pub fn load(path: &Path) -> Result<InputSpec, Error> {
+        let text = crate::limits::read_text_limited(path, &crate::limits::SWEEP_INPUT_SPEC)?;
+        InputSpec::parse(&text).map_err(|source| Error::SweepInput {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// The presses for the ROM `key`: its own entry (by key, else by file name), else the
@@ -204,10 +227,14 @@ mod tests {
         assert_eq!(keys, ["a.nes", "b/deep/a.NES", "z.nes"]);
         assert_eq!(roms[1].path, dir.path().join("b/deep/a.NES"));
         let empty = tempfile::tempdir().unwrap();
-        assert!(find_roms(empty.path()).unwrap_err().contains("no ROMs"));
-        assert!(find_roms(&empty.path().join("missing"))
+        assert!(matches!(find_roms(empty.path()), Err(Error::NoRoms(_))));
+        assert!(find_roms(empty.path())
             .unwrap_err()
-            .contains("cannot read"));
+            .to_string()
+            .contains("no ROMs"));
+        let missing = find_roms(&empty.path().join("missing")).unwrap_err();
+        assert!(matches!(missing, Error::Folder { action: "read", .. }));
+        assert!(missing.to_string().contains("cannot read"));
     }
 
     #[test]
@@ -247,7 +274,9 @@ mod tests {
 
     #[test]
     fn input_spec_errors_name_the_entry() {
-        let error = InputSpec::parse("[roms]\n\"a.nes\" = [\"0:S\"]\n").unwrap_err();
+        let error = InputSpec::parse("[roms]\n\"a.nes\" = [\"0:S\"]\n")
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("roms.\"a.nes\""), "{error}");
         assert!(error.contains("counted from 1"), "{error}");
         assert!(InputSpec::parse("defaults = []").is_err(), "unknown keys");
