@@ -242,28 +242,29 @@ impl Ppu {
     /// Sprite pattern fetches are left alone.
     #[cold]
     fn redo_fetch_with_stale_low_byte<B: PpuBus>(&mut self, bus: &mut B) {
-        let fetch_dot = self.dot.wrapping_sub(1);
-        if !self.rendering_active()
-            || !((1..=256).contains(&fetch_dot) || (321..=336).contains(&fetch_dot))
-        {
+        if !self.rendering_active() {
             return;
         }
         let low = u16::from(self.stale_low_byte);
         let stale = |addr: u16| (addr & 0x3F00) | low;
         // `peek`: the bus already saw this fetch; only the data it returns changes.
-        match ((fetch_dot - 1) >> 1) & 3 {
-            0 => self.background.nametable_latch = bus.peek(stale(self.scroll.nametable_addr())),
-            1 => {
+        match schedule::fetch_in_progress(self.dot.wrapping_sub(1)) {
+            Fetch::Nametable => {
+                self.background.nametable_latch = bus.peek(stale(self.scroll.nametable_addr()));
+            }
+            Fetch::Attribute => {
                 let byte = bus.peek(stale(self.scroll.attribute_addr()));
                 self.background.attribute_latch = (byte >> self.scroll.attribute_shift()) & 0x03;
             }
-            2 => {
+            Fetch::PatternLow => {
                 self.background.pattern_low_latch = bus.peek(stale(self.background_pattern_addr()));
             }
-            _ => {
+            Fetch::PatternHigh => {
                 self.background.pattern_high_latch =
                     bus.peek(stale(self.background_pattern_addr() | 8));
             }
+            // Sprite pattern fetches are left alone, and unused nametable bytes stay unused.
+            _ => {}
         }
     }
 
@@ -278,27 +279,24 @@ impl Ppu {
         let old_v = self.scroll.v;
         self.scroll.v = self.pending_v;
         if self.rendering_active() {
-            let previous_dot = self.dot.wrapping_sub(1);
-            let fetching = (1..=256).contains(&previous_dot) || (321..=336).contains(&previous_dot);
-            if fetching {
-                let new = self.scroll;
-                let mut old = self.scroll;
-                old.v = old_v;
-                let hybrid =
-                    |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
-                match (previous_dot - 1) & 7 {
-                    0 => {
-                        let addr = hybrid(old.nametable_addr(), new.nametable_addr());
-                        self.background.nametable_latch = bus.peek(addr);
-                    }
-                    2 => {
-                        let addr = hybrid(old.attribute_addr(), new.attribute_addr());
-                        self.background.attribute_latch =
-                            (bus.peek(addr) >> old.attribute_shift()) & 0x03;
-                    }
-                    // Pattern addresses do not depend on v's high bits.
-                    _ => {}
+            let new = self.scroll;
+            let mut old = self.scroll;
+            old.v = old_v;
+            let hybrid = |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
+            // The copy lands between the two dots of a fetch started on the previous dot.
+            match schedule::fetch_started_on(self.dot.wrapping_sub(1)) {
+                Fetch::Nametable => {
+                    let addr = hybrid(old.nametable_addr(), new.nametable_addr());
+                    self.background.nametable_latch = bus.peek(addr);
                 }
+                Fetch::Attribute => {
+                    let addr = hybrid(old.attribute_addr(), new.attribute_addr());
+                    self.background.attribute_latch =
+                        (bus.peek(addr) >> old.attribute_shift()) & 0x03;
+                }
+                // Pattern addresses do not depend on v's high bits, and unused nametable
+                // bytes stay unused.
+                _ => {}
             }
         }
         bus.address_changed(self.scroll.v & 0x3FFF);
@@ -484,25 +482,16 @@ impl Ppu {
     /// Only a `$2007` read landing during rendering asks, so this stays off the per-dot path.
     pub(crate) fn rendering_fetch_addr(&self) -> u16 {
         let dot = self.dot;
-        match dot {
-            1..=256 | 321..=336 => match ((dot - 1) >> 1) & 3 {
-                0 => self.scroll.nametable_addr(),
-                1 => self.scroll.attribute_addr(),
-                2 => self.background_pattern_addr(),
-                _ => self.background_pattern_addr() | 8,
-            },
-            257..=320 => {
-                let offset = dot - 257;
-                let base = usize::from(offset >> 3) * 4;
-                match (offset >> 1) & 3 {
-                    0 | 1 => self.scroll.nametable_addr(),
-                    2 => self.sprite_pattern_addr(base),
-                    _ => self.sprite_pattern_addr(base) | 8,
-                }
-            }
-            // Dots 337-340 fetch the unused nametable bytes; dot 0 idles with that address
-            // still on the bus.
-            _ => self.scroll.nametable_addr(),
+        let sprite_base = || usize::from(dot.wrapping_sub(257) >> 3) * 4;
+        match schedule::fetch_in_progress(dot) {
+            Fetch::Attribute => self.scroll.attribute_addr(),
+            Fetch::PatternLow => self.background_pattern_addr(),
+            Fetch::PatternHigh => self.background_pattern_addr() | 8,
+            Fetch::SpritePatternLow => self.sprite_pattern_addr(sprite_base()),
+            Fetch::SpritePatternHigh => self.sprite_pattern_addr(sprite_base()) | 8,
+            // Nametable fetches, used or not; dot 0 idles with the address of dot 339's
+            // unused fetch still on the bus.
+            Fetch::Nametable | Fetch::UnusedNametable | Fetch::None => self.scroll.nametable_addr(),
         }
     }
 

@@ -197,6 +197,41 @@ pub(crate) const fn dot_ops(dot: u16) -> Ops {
     ops
 }
 
+/// The fetch each dot starts (`[0]`) and the one in progress on it (`[1]`: started on it or
+/// on the dot before; none on dot 0, which idles), for register effects that land mid-fetch.
+const FETCHES: [[Fetch; DOTS_PER_SCANLINE as usize]; 2] = {
+    let mut fetches = [[Fetch::None; DOTS_PER_SCANLINE as usize]; 2];
+    let mut dot = 0;
+    while dot < DOTS_PER_SCANLINE as usize {
+        let started = fetch_of(dot_ops(dot as u16));
+        fetches[0][dot] = started;
+        fetches[1][dot] = if matches!(started, Fetch::None) && dot > 0 {
+            fetches[0][dot - 1]
+        } else {
+            started
+        };
+        dot += 1;
+    }
+    fetches
+};
+
+/// The fetch dot `dot` of a rendering line starts (on its first dot, the address latch
+/// strobe).
+pub(crate) fn fetch_started_on(dot: u16) -> Fetch {
+    FETCHES[0]
+        .get(usize::from(dot))
+        .copied()
+        .unwrap_or(Fetch::None)
+}
+
+/// The fetch whose two dots include dot `dot` of a rendering line.
+pub(crate) fn fetch_in_progress(dot: u16) -> Fetch {
+    FETCHES[1]
+        .get(usize::from(dot))
+        .copied()
+        .unwrap_or(Fetch::None)
+}
+
 /// `ops` as a visible (`visible`) or the pre-render line runs them.
 pub(crate) const fn for_line(ops: Ops, visible: bool) -> Ops {
     if visible {
@@ -810,5 +845,26 @@ mod tests {
         bad[3].ops &= !OAM_BUS_SLOT;
         bad[0].ops |= OAM_BUS_SLOT;
         assert!(!check_plan(&ops, &bad, true));
+    }
+
+    #[test]
+    fn the_fetch_in_progress_follows_the_two_dot_fetches() {
+        use Fetch::*;
+        let expected = |dot: u16| match dot {
+            1..=256 | 321..=336 => {
+                [Nametable, Attribute, PatternLow, PatternHigh][usize::from((dot - 1) >> 1) & 3]
+            }
+            257..=320 => [
+                UnusedNametable,
+                UnusedNametable,
+                SpritePatternLow,
+                SpritePatternHigh,
+            ][usize::from((dot - 257) >> 1) & 3],
+            0 => None,
+            _ => UnusedNametable,
+        };
+        for dot in 0..DOTS_PER_SCANLINE {
+            assert_eq!(fetch_in_progress(dot), expected(dot), "dot {dot}");
+        }
     }
 }
