@@ -67,10 +67,11 @@ impl BackgroundPipeline {
         Ok(())
     }
 
-    /// One pixel clock of the shifters. Because of the serial inputs, skipped reloads
-    /// (rendering toggled mid-line) show colour 2 of the last palette (AccuracyCoin
-    /// "BG Serial In"); a normal reload overwrites those cells before they are output.
-    #[inline]
+    /// One pixel clock of the shifters (what `shift_by` does `count` times). Because of the
+    /// serial inputs, skipped reloads (rendering toggled mid-line) show colour 2 of the last
+    /// palette (AccuracyCoin "BG Serial In"); a normal reload overwrites those cells before
+    /// they are output.
+    #[cfg(test)]
     pub fn shift(&mut self) {
         self.cells = (self.cells << 4) | self.serial_in;
     }

@@ -18,6 +18,7 @@ pub mod palette;
 mod registers;
 mod render;
 mod revision;
+mod schedule;
 mod scroll;
 mod sprite_evaluation;
 mod sprites;

@@ -1,6 +1,7 @@
 //! The per-dot pipeline: frame timing, VBlank, and what each dot of a rendering line does
 //! (NESdev wiki "PPU rendering" timing diagram, "PPU frame timing").
 
+use crate::schedule::{self, Fetch, Step};
 use crate::sprites::{SPRITE_BEHIND_BACKGROUND, SPRITE_PALETTE_INDEX, SPRITE_ZERO};
 use crate::{
     mask, palette_ram_index, Ppu, PpuBus, DOTS_PER_SCANLINE, FRAME_WIDTH, POST_RENDER_SCANLINE,
@@ -10,105 +11,10 @@ use crate::{
 /// reach the rendering logic a few dots late (NESdev wiki "PPU registers"), so the decision
 /// taken around dot 339-340 sees the value written before this dot; blargg's
 /// 10-even_odd_timing pins it to the dot.
-const ODD_FRAME_SKIP_SAMPLE_DOT: u16 = 338;
+pub(crate) const ODD_FRAME_SKIP_SAMPLE_DOT: u16 = 338;
 
 /// The longest delay `schedule_ale_glitch` sets.
 pub(crate) const MAX_ALE_GLITCH_DELAY_DOTS: u8 = 3;
-
-/// What a rendering line (visible or pre-render, rendering enabled) does on each dot, from the
-/// NESdev wiki "PPU rendering" timing diagram. One table lookup and one jump per dot replace
-/// the range tests; the pre-render line uses the same table without the pixel output.
-mod action {
-    /// Dots 0, 338, 340: idle, the OAM bus shows secondary OAM byte 0.
-    pub const IDLE: u8 = 0;
-    /// Dot 1: first pixel and nametable fetch; the shifters do not shift on this dot.
-    pub const FIRST_PIXEL: u8 = 1;
-    /// Dots 9, 17, ..., 249: shift, reload the low tile, pixel, nametable fetch.
-    pub const PIXEL_RELOAD_NAMETABLE: u8 = 2;
-    /// Even dots 2-6 (mod 8) of the visible range: shift and pixel only.
-    pub const PIXEL: u8 = 3;
-    pub const PIXEL_ATTRIBUTE: u8 = 4;
-    pub const PIXEL_PATTERN_LOW: u8 = 5;
-    pub const PIXEL_PATTERN_HIGH: u8 = 6;
-    pub const PIXEL_INCREMENT_X: u8 = 7;
-    /// Dot 256: last pixel, coarse X and Y increments, end of sprite evaluation.
-    pub const LAST_PIXEL: u8 = 8;
-    /// Dot 257: last shift and reload, hori(v) = hori(t), first sprite slot's garbage
-    /// nametable fetch.
-    pub const SPRITE_START: u8 = 9;
-    /// Sprite fetch dots (offset within the 8-dot slot in brackets).
-    pub const SPRITE_NAMETABLE: u8 = 10; // [0], [2]
-    pub const SPRITE_OAM: u8 = 11; // [1], [3]
-    pub const SPRITE_PATTERN_LOW: u8 = 12; // [4]
-    pub const SPRITE_PATTERN_HIGH: u8 = 13; // [6]
-    pub const SPRITE_IDLE: u8 = 14; // [5], [7]
-    /// Dot 321: first prefetch nametable read (no shift).
-    pub const PREFETCH_FIRST: u8 = 15;
-    /// Dot 329: shift, reload, nametable.
-    pub const PREFETCH_RELOAD_NAMETABLE: u8 = 16;
-    pub const PREFETCH_SHIFT: u8 = 17;
-    pub const PREFETCH_ATTRIBUTE: u8 = 18;
-    pub const PREFETCH_PATTERN_LOW: u8 = 19;
-    pub const PREFETCH_PATTERN_HIGH: u8 = 20;
-    pub const PREFETCH_INCREMENT_X: u8 = 21;
-    /// Dot 337: shift, reload, first unused nametable fetch.
-    pub const END_RELOAD_NAMETABLE: u8 = 22;
-    /// Dot 339: second unused nametable fetch.
-    pub const END_NAMETABLE: u8 = 23;
-
-    pub const TABLE: [u8; 341] = {
-        let mut table = [IDLE; 341];
-        let mut dot = 1;
-        while dot <= 340 {
-            let phase = dot & 7;
-            table[dot] = if dot == 1 {
-                FIRST_PIXEL
-            } else if dot < 256 {
-                match phase {
-                    1 => PIXEL_RELOAD_NAMETABLE,
-                    3 => PIXEL_ATTRIBUTE,
-                    5 => PIXEL_PATTERN_LOW,
-                    7 => PIXEL_PATTERN_HIGH,
-                    0 => PIXEL_INCREMENT_X,
-                    _ => PIXEL,
-                }
-            } else if dot == 256 {
-                LAST_PIXEL
-            } else if dot == 257 {
-                SPRITE_START
-            } else if dot <= 320 {
-                match (dot - 257) & 7 {
-                    0 | 2 => SPRITE_NAMETABLE,
-                    1 | 3 => SPRITE_OAM,
-                    4 => SPRITE_PATTERN_LOW,
-                    6 => SPRITE_PATTERN_HIGH,
-                    _ => SPRITE_IDLE,
-                }
-            } else if dot == 321 {
-                PREFETCH_FIRST
-            } else if dot == 329 {
-                PREFETCH_RELOAD_NAMETABLE
-            } else if dot <= 336 {
-                match phase {
-                    1 => PREFETCH_RELOAD_NAMETABLE,
-                    3 => PREFETCH_ATTRIBUTE,
-                    5 => PREFETCH_PATTERN_LOW,
-                    7 => PREFETCH_PATTERN_HIGH,
-                    0 => PREFETCH_INCREMENT_X,
-                    _ => PREFETCH_SHIFT,
-                }
-            } else if dot == 337 {
-                END_RELOAD_NAMETABLE
-            } else if dot == 339 {
-                END_NAMETABLE
-            } else {
-                IDLE
-            };
-            dot += 1;
-        }
-        table
-    };
-}
 
 impl Ppu {
     /// Executes the dot at (`scanline()`, `dot()`) and moves to the next one. (A park, and
@@ -138,166 +44,151 @@ impl Ppu {
     }
 
     /// Runs the next eight dots in one step when they form one of a rendering line's regular
-    /// 8-dot groups (a background tile from dot 9 to 248, a sprite fetch slot from dot 265 to
-    /// 320, a prefetch tile from dot 321 or 329) with no delayed register effect pending, doing
-    /// exactly what the per-dot table does on them, in the same bus order. Returns false
-    /// (having done nothing) otherwise. Nothing else can touch these dots: register accesses,
-    /// which could, always catch the PPU up first and so end a batch before them.
+    /// 8-dot groups (starting at dot 1, 9, ..., 329; the pre-render line's first runs dot by
+    /// dot) with no delayed register effect pending, doing exactly what the per-dot path does
+    /// on them, in the same bus order (see `schedule`). Returns false (having done nothing)
+    /// otherwise. Nothing else can touch these dots: register accesses, which could, always
+    /// catch the PPU up first and so end a batch before them.
     #[inline(always)]
     pub(crate) fn run_eight_dots<B: PpuBus>(&mut self, bus: &mut B) -> bool {
         if self.dot & 7 != 1 || !self.rendering_enabled || self.delays.any() {
             return false;
         }
-        let visible = self.scanline < POST_RENDER_SCANLINE;
-        if !visible && self.scanline != self.layout.pre_render_scanline {
-            return false;
+        if self.scanline < POST_RENDER_SCANLINE {
+            self.run_group::<B, true>(bus)
+        } else if self.scanline == self.layout.pre_render_scanline {
+            self.run_group::<B, false>(bus)
+        } else {
+            false
         }
-        match self.dot {
-            // The pre-render line's dot 1 clears the status flags: per dot.
-            1 if visible => self.run_first_tile(bus),
-            9..=241 if visible => self.run_background_tile::<B, true>(bus),
-            9..=241 => self.run_background_tile::<B, false>(bus),
-            249 if visible => self.run_last_tile::<B, true>(bus),
-            249 => self.run_last_tile::<B, false>(bus),
-            257 => self.run_first_sprite_slot(bus),
-            265..=313 => self.run_sprite_slot(bus, visible),
-            321 => self.run_prefetch_tile(bus, false),
-            329 => self.run_prefetch_tile(bus, true),
-            _ => return false,
-        }
-        true
     }
 
-    /// One background tile (dots 9-16, ..., 241-248): shift and reload on the first dot (with
-    /// the finished pixels output and the new tile snapshot on visible lines), nametable,
-    /// attribute, pattern low and high fetches on dots 1, 3, 5, 7 of the tile, a shift on each
-    /// later dot and the coarse X increment on the last.
+    /// `run_eight_dots` on a visible (`VISIBLE`) or the pre-render line: finds the run of
+    /// groups the dot starts (a range test per run, the commonest first, which also tells the
+    /// compiler the batch's dots) and runs its plan.
     #[inline(always)]
-    fn run_background_tile<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) {
+    fn run_group<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) -> bool {
         let dot = self.dot;
-        self.background.shift();
-        self.background.reload();
-        if VISIBLE {
-            self.output_pixels_until(dot - 1);
-            self.snapshot_tile(dot - 1);
+        macro_rules! dispatch {
+            ($($run:literal)*) => {
+                $(
+                    if $run < const { schedule::BATCHES[VISIBLE as usize].run_count } {
+                        let run = const { &schedule::BATCHES[VISIBLE as usize].runs[$run] };
+                        if run.first <= dot && dot <= run.last {
+                            self.run_batch::<B, VISIBLE, $run>(bus, dot);
+                            return true;
+                        }
+                    }
+                )*
+            };
         }
-        self.fetch_tile_row(bus);
-        self.background.shift_by(7);
-        self.scroll.increment_coarse_x();
+        const _: () = assert!(schedule::MAX_RUNS == 12, "one test per run below");
+        dispatch!(0 1 2 3 4 5 6 7 8 9 10 11);
+        false
+    }
+
+    /// One run's batch on the group starting at `dot`: eight constant steps, so the batch
+    /// compiles to straight-line code (and a run of one group knows its dots).
+    #[inline(always)]
+    fn run_batch<B: PpuBus, const VISIBLE: bool, const RUN: usize>(
+        &mut self,
+        bus: &mut B,
+        dot: u16,
+    ) {
+        let run = const { schedule::BATCHES[VISIBLE as usize].runs[RUN] };
+        let dot = if run.first == run.last {
+            run.first
+        } else {
+            dot
+        };
+        let [s0, s1, s2, s3, s4, s5, s6, s7] = run.steps;
+        self.run_step(bus, dot, s0);
+        self.run_step(bus, dot + 1, s1);
+        self.run_step(bus, dot + 2, s2);
+        self.run_step(bus, dot + 3, s3);
+        self.run_step(bus, dot + 4, s4);
+        self.run_step(bus, dot + 5, s5);
+        self.run_step(bus, dot + 6, s6);
+        self.run_step(bus, dot + 7, s7);
         self.dot = dot + 8;
     }
 
-    /// A visible line's first tile (dots 1-8): the line's first pixel snapshot, no shift or
-    /// reload on dot 1, then as any background tile.
+    /// Runs dot `dot`'s part of a rendering line: `step`'s shifter clocks, then its operations
+    /// (see `schedule`), with the bus told of the dots before and after its fetch. Callers
+    /// pass constant steps, so each call compiles to its operations alone. The order here is
+    /// the one `schedule::simulate` models: the shifters clock before a reload; writes to v
+    /// come after the dot's fetch, so dot 257's unused nametable fetch still uses v from
+    /// before the horizontal copy (AccuracyCoin "$2007 Stress Test" notes).
     #[inline(always)]
-    fn run_first_tile<B: PpuBus>(&mut self, bus: &mut B) {
-        self.pixel_x = 0;
-        self.snapshot_tile(0);
-        self.fetch_tile_row(bus);
-        self.background.shift_by(7);
-        self.scroll.increment_coarse_x();
-        self.dot = 9;
-    }
-
-    /// The last tile (dots 249-256): a background tile whose last dot outputs the line's
-    /// last pixels, finishes sprite evaluation and increments Y after coarse X.
-    #[inline(always)]
-    fn run_last_tile<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) {
-        self.background.shift();
-        self.background.reload();
-        if VISIBLE {
-            self.output_pixels_until(248);
-            self.snapshot_tile(248);
+    fn run_step<B: PpuBus>(&mut self, bus: &mut B, dot: u16, step: Step) {
+        let ops = step.ops;
+        if step.shifts != 0 {
+            self.background.shift_by(u32::from(step.shifts));
         }
-        self.fetch_tile_row(bus);
-        self.background.shift_by(7);
-        if VISIBLE {
-            self.output_pixels_until(256);
-            self.run_evaluation_until(257);
-        }
-        self.scroll.increment_coarse_x();
-        self.scroll.increment_y();
-        self.dot = 257;
-    }
-
-    /// The first sprite slot (dots 257-264): the line's last shift and reload and the sprite
-    /// units' end of line on dot 257, its garbage nametable fetch with v from before the
-    /// horizontal copy, the second with v after it, then the slot's pattern fetches; the
-    /// OAM bus is left on the slot's fourth byte.
-    #[inline(always)]
-    fn run_first_sprite_slot<B: PpuBus>(&mut self, bus: &mut B) {
-        self.background.shift();
-        self.background.reload();
-        self.sprite_line.clear();
-        self.sprite_units_finish_line();
-        self.oam_addr = 0;
-        self.fetch(bus, self.scroll.nametable_addr());
-        self.scroll.copy_horizontal();
-        bus.dots_elapsed(2);
-        self.fetch(bus, self.scroll.nametable_addr());
-        bus.dots_elapsed(2);
-        self.oam_bus = self.sprite_slot_byte(260);
-        self.sprite_fetch_dot(bus, 261);
-        bus.dots_elapsed(2);
-        self.sprite_fetch_dot(bus, 263);
-        bus.dots_elapsed(2);
-        self.dot = 265;
-    }
-
-    /// One sprite fetch slot (dots 265-272, ..., 313-320; the first slot, from dot 257, also
-    /// ends the line's background work and stays on the per-dot path): the two garbage
-    /// nametable fetches, the pattern fetches (which load the sprite unit), OAMADDR held at 0,
-    /// the OAM bus left on the slot's fourth byte (its earlier values are only observable
-    /// through `$2004` reads), and on the pre-render line the vertical scroll copy of dots
-    /// 280-304.
-    #[inline(always)]
-    fn run_sprite_slot<B: PpuBus>(&mut self, bus: &mut B, visible: bool) {
-        let dot = self.dot;
-        self.oam_addr = 0;
-        let nametable = self.scroll.nametable_addr();
-        self.fetch(bus, nametable);
-        bus.dots_elapsed(2);
-        self.fetch(bus, nametable);
-        bus.dots_elapsed(2);
-        self.oam_bus = self.sprite_slot_byte(dot + 3);
-        self.sprite_fetch_dot(bus, dot + 4);
-        bus.dots_elapsed(2);
-        self.sprite_fetch_dot(bus, dot + 6);
-        bus.dots_elapsed(2);
-        if !visible && dot + 7 >= 280 && dot <= 304 {
-            self.scroll.copy_vertical();
-        }
-        self.dot = dot + 8;
-    }
-
-    /// One of the two prefetch tiles for the next line (dots 321-328 and 329-336): as a
-    /// background tile without pixels, with no shift on dot 321 and no reload before 329,
-    /// and the OAM bus showing secondary OAM byte 0.
-    #[inline(always)]
-    fn run_prefetch_tile<B: PpuBus>(&mut self, bus: &mut B, reload: bool) {
-        if reload {
-            self.background.shift();
+        if ops & schedule::RELOAD != 0 {
             self.background.reload();
         }
-        self.oam_bus = self.secondary_oam[0];
-        self.fetch_tile_row(bus);
-        self.background.shift_by(7);
-        self.scroll.increment_coarse_x();
-        self.dot += 8;
-    }
-
-    /// The four fetches of a background tile on dots 0, 2, 4 and 6 of an 8-dot group, with
-    /// the bus told the dots' passing in between (it may time the accesses), all 8 included.
-    #[inline(always)]
-    fn fetch_tile_row<B: PpuBus>(&mut self, bus: &mut B) {
-        self.fetch_nametable(bus);
-        bus.dots_elapsed(2);
-        self.fetch_attribute(bus);
-        bus.dots_elapsed(2);
-        self.fetch_pattern_low(bus);
-        bus.dots_elapsed(2);
-        self.fetch_pattern_high(bus);
-        bus.dots_elapsed(2);
+        if ops & schedule::LINE_START != 0 {
+            self.pixel_x = 0;
+        }
+        if ops & schedule::PIXELS != 0 {
+            self.output_pixels_until(dot - 1);
+        }
+        if ops & schedule::SNAPSHOT != 0 {
+            self.snapshot_tile(dot - 1);
+        }
+        if ops & schedule::LAST_PIXELS != 0 {
+            self.output_pixels_until(FRAME_WIDTH as u16);
+        }
+        if ops & schedule::FINISH_EVALUATION != 0 {
+            self.run_evaluation_until(257);
+        }
+        if ops & schedule::SPRITE_LINE_END != 0 {
+            self.sprite_line.clear();
+            self.sprite_units_finish_line();
+        }
+        if ops & schedule::OAM_ADDR_ZERO != 0 {
+            self.oam_addr = 0;
+        }
+        if ops & schedule::OAM_BUS_SLOT != 0 {
+            self.oam_bus = self.sprite_slot_byte(dot);
+        }
+        if ops & schedule::OAM_BUS_FIRST != 0 {
+            self.oam_bus = self.secondary_oam[0];
+        }
+        if ops & schedule::START_SPRITE_COUNTERS != 0 {
+            self.start_sprite_counters();
+        }
+        if step.dots_before_fetch != 0 {
+            bus.dots_elapsed(u32::from(step.dots_before_fetch));
+        }
+        match schedule::fetch_of(ops) {
+            Fetch::None => {}
+            Fetch::Nametable => self.fetch_nametable(bus),
+            Fetch::Attribute => self.fetch_attribute(bus),
+            Fetch::PatternLow => self.fetch_pattern_low(bus),
+            Fetch::PatternHigh => self.fetch_pattern_high(bus),
+            Fetch::UnusedNametable => {
+                self.fetch(bus, self.scroll.nametable_addr());
+            }
+            Fetch::SpritePatternLow => self.fetch_sprite_pattern_low(bus, dot),
+            Fetch::SpritePatternHigh => self.fetch_sprite_pattern_high(bus, dot),
+        }
+        if step.dots_after_fetch != 0 {
+            bus.dots_elapsed(u32::from(step.dots_after_fetch));
+        }
+        if ops & schedule::COPY_HORIZONTAL != 0 {
+            self.scroll.copy_horizontal();
+        }
+        if ops & schedule::COPY_VERTICAL != 0 {
+            self.scroll.copy_vertical();
+        }
+        if ops & schedule::INCREMENT_X != 0 {
+            self.scroll.increment_coarse_x();
+        }
+        if ops & schedule::INCREMENT_Y != 0 {
+            self.scroll.increment_y();
+        }
     }
 
     /// Register effects landing a few dots after their CPU access (a `$2001` value, a
@@ -351,28 +242,29 @@ impl Ppu {
     /// Sprite pattern fetches are left alone.
     #[cold]
     fn redo_fetch_with_stale_low_byte<B: PpuBus>(&mut self, bus: &mut B) {
-        let fetch_dot = self.dot.wrapping_sub(1);
-        if !self.rendering_active()
-            || !((1..=256).contains(&fetch_dot) || (321..=336).contains(&fetch_dot))
-        {
+        if !self.rendering_active() {
             return;
         }
         let low = u16::from(self.stale_low_byte);
         let stale = |addr: u16| (addr & 0x3F00) | low;
         // `peek`: the bus already saw this fetch; only the data it returns changes.
-        match ((fetch_dot - 1) >> 1) & 3 {
-            0 => self.background.nametable_latch = bus.peek(stale(self.scroll.nametable_addr())),
-            1 => {
+        match schedule::fetch_in_progress(self.dot.wrapping_sub(1)) {
+            Fetch::Nametable => {
+                self.background.nametable_latch = bus.peek(stale(self.scroll.nametable_addr()));
+            }
+            Fetch::Attribute => {
                 let byte = bus.peek(stale(self.scroll.attribute_addr()));
                 self.background.attribute_latch = (byte >> self.scroll.attribute_shift()) & 0x03;
             }
-            2 => {
+            Fetch::PatternLow => {
                 self.background.pattern_low_latch = bus.peek(stale(self.background_pattern_addr()));
             }
-            _ => {
+            Fetch::PatternHigh => {
                 self.background.pattern_high_latch =
                     bus.peek(stale(self.background_pattern_addr() | 8));
             }
+            // Sprite pattern fetches are left alone, and unused nametable bytes stay unused.
+            _ => {}
         }
     }
 
@@ -387,27 +279,24 @@ impl Ppu {
         let old_v = self.scroll.v;
         self.scroll.v = self.pending_v;
         if self.rendering_active() {
-            let previous_dot = self.dot.wrapping_sub(1);
-            let fetching = (1..=256).contains(&previous_dot) || (321..=336).contains(&previous_dot);
-            if fetching {
-                let new = self.scroll;
-                let mut old = self.scroll;
-                old.v = old_v;
-                let hybrid =
-                    |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
-                match (previous_dot - 1) & 7 {
-                    0 => {
-                        let addr = hybrid(old.nametable_addr(), new.nametable_addr());
-                        self.background.nametable_latch = bus.peek(addr);
-                    }
-                    2 => {
-                        let addr = hybrid(old.attribute_addr(), new.attribute_addr());
-                        self.background.attribute_latch =
-                            (bus.peek(addr) >> old.attribute_shift()) & 0x03;
-                    }
-                    // Pattern addresses do not depend on v's high bits.
-                    _ => {}
+            let new = self.scroll;
+            let mut old = self.scroll;
+            old.v = old_v;
+            let hybrid = |old_addr: u16, new_addr: u16| (new_addr & 0x3F00) | (old_addr & 0x00FF);
+            // The copy lands between the two dots of a fetch started on the previous dot.
+            match schedule::fetch_started_on(self.dot.wrapping_sub(1)) {
+                Fetch::Nametable => {
+                    let addr = hybrid(old.nametable_addr(), new.nametable_addr());
+                    self.background.nametable_latch = bus.peek(addr);
                 }
+                Fetch::Attribute => {
+                    let addr = hybrid(old.attribute_addr(), new.attribute_addr());
+                    self.background.attribute_latch =
+                        (bus.peek(addr) >> old.attribute_shift()) & 0x03;
+                }
+                // Pattern addresses do not depend on v's high bits, and unused nametable
+                // bytes stay unused.
+                _ => {}
             }
         }
         bus.address_changed(self.scroll.v & 0x3FFF);
@@ -559,139 +448,33 @@ impl Ppu {
         }
     }
 
-    /// One dot of a visible (`VISIBLE`) or pre-render line with rendering enabled.
+    /// One dot of a visible (`VISIBLE`) or pre-render line with rendering enabled: its entry
+    /// in the schedule (one jump per dot to that entry's operations).
     #[inline(always)]
     fn rendering_dot<B: PpuBus, const VISIBLE: bool>(&mut self, bus: &mut B) {
-        use action::*;
         let dot = self.dot;
-        match action::TABLE.get(usize::from(dot)).copied().unwrap_or(IDLE) {
-            FIRST_PIXEL => {
-                if VISIBLE {
-                    self.pixel_x = 0;
-                    self.snapshot_tile(0);
+        let action = schedule::ACTIONS
+            .of_dot
+            .get(usize::from(dot))
+            .copied()
+            .unwrap_or(0);
+        macro_rules! dispatch {
+            ($($action:literal)*) => {
+                match action {
+                    $($action => self.run_step(
+                        bus,
+                        dot,
+                        const { Step::single(schedule::ACTIONS.ops[$action], VISIBLE) },
+                    ),)*
+                    _ => {}
                 }
-                self.fetch_nametable(bus);
-            }
-            PIXEL_RELOAD_NAMETABLE => {
-                self.background.shift();
-                self.background.reload();
-                if VISIBLE {
-                    self.output_pixels_until(dot - 1);
-                    self.snapshot_tile(dot - 1);
-                }
-                self.fetch_nametable(bus);
-            }
-            PIXEL => self.background.shift(),
-            PIXEL_ATTRIBUTE => {
-                self.background.shift();
-                self.fetch_attribute(bus);
-            }
-            PIXEL_PATTERN_LOW => {
-                self.background.shift();
-                self.fetch_pattern_low(bus);
-            }
-            PIXEL_PATTERN_HIGH => {
-                self.background.shift();
-                self.fetch_pattern_high(bus);
-            }
-            PIXEL_INCREMENT_X => {
-                self.background.shift();
-                self.scroll.increment_coarse_x();
-            }
-            LAST_PIXEL => {
-                self.background.shift();
-                if VISIBLE {
-                    self.output_pixels_until(256);
-                    self.run_evaluation_until(257);
-                }
-                self.scroll.increment_coarse_x();
-                self.scroll.increment_y();
-            }
-            SPRITE_START => {
-                // The shifters' last clock and reload of the line (NESdev wiki "PPU
-                // rendering": shifts on 2-257, reloads on 9, 17, ..., 257). Only visible
-                // when rendering is then switched off: the stale tile stays in the shifters
-                // (AccuracyCoin "Stale BG Shift Registers").
-                self.background.shift();
-                self.background.reload();
-                self.sprite_line.clear();
-                self.sprite_units_finish_line();
-                // OAMADDR is held at 0 during the sprite fetches.
-                self.oam_addr = 0;
-                // The garbage nametable fetch still uses v from before the horizontal copy
-                // (AccuracyCoin "$2007 Stress Test" notes).
-                self.oam_bus = self.sprite_slot_byte(dot);
-                self.fetch(bus, self.scroll.nametable_addr());
-                self.scroll.copy_horizontal();
-            }
-            SPRITE_NAMETABLE => {
-                self.oam_addr = 0;
-                self.oam_bus = self.sprite_slot_byte(dot);
-                self.fetch(bus, self.scroll.nametable_addr());
-                self.pre_render_copy_vertical::<VISIBLE>(dot);
-            }
-            SPRITE_OAM => {
-                self.oam_addr = 0;
-                self.oam_bus = self.sprite_slot_byte(dot);
-                self.pre_render_copy_vertical::<VISIBLE>(dot);
-            }
-            SPRITE_PATTERN_LOW | SPRITE_PATTERN_HIGH => {
-                self.oam_addr = 0;
-                self.sprite_fetch_dot(bus, dot);
-                self.pre_render_copy_vertical::<VISIBLE>(dot);
-            }
-            SPRITE_IDLE => {
-                self.oam_addr = 0;
-                self.pre_render_copy_vertical::<VISIBLE>(dot);
-            }
-            PREFETCH_FIRST => {
-                self.oam_bus = self.secondary_oam[0];
-                self.fetch_nametable(bus);
-            }
-            PREFETCH_RELOAD_NAMETABLE => {
-                self.background.shift();
-                self.background.reload();
-                self.oam_bus = self.secondary_oam[0];
-                self.fetch_nametable(bus);
-            }
-            PREFETCH_SHIFT => {
-                self.background.shift();
-                self.oam_bus = self.secondary_oam[0];
-            }
-            PREFETCH_ATTRIBUTE => {
-                self.background.shift();
-                self.oam_bus = self.secondary_oam[0];
-                self.fetch_attribute(bus);
-            }
-            PREFETCH_PATTERN_LOW => {
-                self.background.shift();
-                self.oam_bus = self.secondary_oam[0];
-                self.fetch_pattern_low(bus);
-            }
-            PREFETCH_PATTERN_HIGH => {
-                self.background.shift();
-                self.oam_bus = self.secondary_oam[0];
-                self.fetch_pattern_high(bus);
-            }
-            PREFETCH_INCREMENT_X => {
-                self.background.shift();
-                self.oam_bus = self.secondary_oam[0];
-                self.scroll.increment_coarse_x();
-            }
-            END_RELOAD_NAMETABLE => {
-                self.background.shift();
-                self.background.reload();
-                self.oam_bus = self.secondary_oam[0];
-                // Two unused nametable fetches (MMC5 counts them to detect scanlines).
-                self.fetch(bus, self.scroll.nametable_addr());
-            }
-            END_NAMETABLE => {
-                self.start_sprite_counters();
-                self.oam_bus = self.secondary_oam[0];
-                self.fetch(bus, self.scroll.nametable_addr());
-            }
-            _ => self.oam_bus = self.secondary_oam[0],
+            };
         }
+        const _: () = assert!(schedule::MAX_ACTIONS == 40, "one arm per action below");
+        dispatch!(
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19
+            20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39
+        );
     }
 
     /// The address the rendering fetch drives during the dot about to run: the 2-dot fetch
@@ -699,25 +482,16 @@ impl Ppu {
     /// Only a `$2007` read landing during rendering asks, so this stays off the per-dot path.
     pub(crate) fn rendering_fetch_addr(&self) -> u16 {
         let dot = self.dot;
-        match dot {
-            1..=256 | 321..=336 => match ((dot - 1) >> 1) & 3 {
-                0 => self.scroll.nametable_addr(),
-                1 => self.scroll.attribute_addr(),
-                2 => self.background_pattern_addr(),
-                _ => self.background_pattern_addr() | 8,
-            },
-            257..=320 => {
-                let offset = dot - 257;
-                let base = usize::from(offset >> 3) * 4;
-                match (offset >> 1) & 3 {
-                    0 | 1 => self.scroll.nametable_addr(),
-                    2 => self.sprite_pattern_addr(base),
-                    _ => self.sprite_pattern_addr(base) | 8,
-                }
-            }
-            // Dots 337-340 fetch the unused nametable bytes; dot 0 idles with that address
-            // still on the bus.
-            _ => self.scroll.nametable_addr(),
+        let sprite_base = || usize::from(dot.wrapping_sub(257) >> 3) * 4;
+        match schedule::fetch_in_progress(dot) {
+            Fetch::Attribute => self.scroll.attribute_addr(),
+            Fetch::PatternLow => self.background_pattern_addr(),
+            Fetch::PatternHigh => self.background_pattern_addr() | 8,
+            Fetch::SpritePatternLow => self.sprite_pattern_addr(sprite_base()),
+            Fetch::SpritePatternHigh => self.sprite_pattern_addr(sprite_base()) | 8,
+            // Nametable fetches, used or not; dot 0 idles with the address of dot 339's
+            // unused fetch still on the bus.
+            Fetch::Nametable | Fetch::UnusedNametable | Fetch::None => self.scroll.nametable_addr(),
         }
     }
 
@@ -727,14 +501,6 @@ impl Ppu {
     fn sprite_slot_byte(&self, dot: u16) -> u8 {
         let offset = usize::from(dot.wrapping_sub(257));
         self.secondary_oam[((offset >> 3) * 4 + (offset & 3)) & 31]
-    }
-
-    /// Pre-render dots 280-304 copy the vertical scroll bits from t to v.
-    #[inline(always)]
-    fn pre_render_copy_vertical<const VISIBLE: bool>(&mut self, dot: u16) {
-        if !VISIBLE && (280..=304).contains(&dot) {
-            self.scroll.copy_vertical();
-        }
     }
 
     /// Brings lazily-run work (sprite evaluation, pixel output) up to the present, i.e.

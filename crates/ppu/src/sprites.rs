@@ -153,38 +153,37 @@ impl SpriteLine {
 }
 
 impl Ppu {
-    /// Pattern fetches of sprite-fetch dot `dot` (257-320) on a rendering line. Each slot
-    /// takes 8 dots:
-    /// two garbage nametable fetches, then pattern low and high. The pre-render line has no
-    /// evaluation, so it fetches (and line 0 shows) whatever secondary OAM still holds from
-    /// line 239, as hardware does (AccuracyCoin "Sprites On Scanline 0").
+    /// The pattern low fetch of the sprite slot whose fetch dots (257-320, 8 per slot, on a
+    /// rendering line) include `dot`. The pre-render line has no evaluation, so it fetches
+    /// (and line 0 shows) whatever secondary OAM still holds from line 239, as hardware does
+    /// (AccuracyCoin "Sprites On Scanline 0").
     #[inline(always)]
-    pub(crate) fn sprite_fetch_dot<B: PpuBus>(&mut self, bus: &mut B, dot: u16) {
-        let offset = dot - 257;
-        let slot = usize::from(offset >> 3) & 7;
-        let base = slot * 4;
-        // Offsets 0-3 (garbage nametable fetches, OAM bus bytes) are done inline by
-        // `rendering_dot`.
-        match offset & 7 {
-            4 => {
-                let addr = self.sprite_pattern_addr(base);
-                self.sprite_line.pattern_addr = addr;
-                self.sprite_line.pattern_low = self.fetch(bus, addr);
-            }
-            6 => {
-                let high = self.fetch(bus, self.sprite_line.pattern_addr | 8);
-                let (low, high) = if slot < usize::from(self.evaluation.sprite_count)
-                    && self.slot_in_range(base)
-                {
-                    (self.sprite_line.pattern_low, high)
-                } else {
-                    // Unused slots and out-of-range rows load a transparent pattern.
-                    (0, 0)
-                };
-                self.load_sprite_unit(slot, low, high);
-            }
-            _ => {}
-        }
+    pub(crate) fn fetch_sprite_pattern_low<B: PpuBus>(&mut self, bus: &mut B, dot: u16) {
+        let base = Self::sprite_slot(dot) * 4;
+        let addr = self.sprite_pattern_addr(base);
+        self.sprite_line.pattern_addr = addr;
+        self.sprite_line.pattern_low = self.fetch(bus, addr);
+    }
+
+    /// The pattern high fetch of `dot`'s sprite slot, which loads the slot's sprite unit.
+    #[inline(always)]
+    pub(crate) fn fetch_sprite_pattern_high<B: PpuBus>(&mut self, bus: &mut B, dot: u16) {
+        let slot = Self::sprite_slot(dot);
+        let high = self.fetch(bus, self.sprite_line.pattern_addr | 8);
+        let (low, high) =
+            if slot < usize::from(self.evaluation.sprite_count) && self.slot_in_range(slot * 4) {
+                (self.sprite_line.pattern_low, high)
+            } else {
+                // Unused slots and out-of-range rows load a transparent pattern.
+                (0, 0)
+            };
+        self.load_sprite_unit(slot, low, high);
+    }
+
+    /// The sprite slot (0-7) whose fetch dots include `dot`.
+    #[inline(always)]
+    fn sprite_slot(dot: u16) -> usize {
+        usize::from(dot.wrapping_sub(257) >> 3) & 7
     }
 
     /// The fetch unit compares Y against the current line again: a slot whose row falls
