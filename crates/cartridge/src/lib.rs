@@ -136,11 +136,6 @@ impl Cartridge {
         &self.info
     }
 
-    /// The board choices this cartridge was built with.
-    pub fn options(&self) -> &BoardOptions {
-        &self.options
-    }
-
     /// CPU read of $4020-$FFFF. `None` means no chip drives the data bus (open bus).
     #[inline]
     pub fn cpu_read(&mut self, addr: u16) -> Option<u8> {
