@@ -5,6 +5,7 @@
 //! type, NES 2.0 identifier in bits 2-3, mapper middle nibble); NES 2.0 only: 8 mapper high nibble
 //! and submapper, 9 size MSBs, 10 PRG-RAM/NVRAM shift counts, 11 CHR-RAM/NVRAM shift counts.
 
+use md5::Md5;
 use sha1::{Digest, Sha1};
 
 use crate::error::CartridgeError;
@@ -58,9 +59,12 @@ pub enum RomFormat {
     Nes2,
 }
 
-/// Everything the header (and the image's hashes) say about the cartridge.
+/// Everything the header says about the cartridge, and the image's identity: its hashes,
+/// computed once here for everyone who names the ROM (save states, movies, scripts, reports).
 #[derive(Debug, Clone)]
 pub struct RomInfo {
+    /// The image's 16 header bytes as the file has them.
+    pub header: [u8; 16],
     pub format: RomFormat,
     pub mapper: u16,
     pub submapper: u8,
@@ -78,8 +82,14 @@ pub struct RomInfo {
     pub trainer: bool,
     /// The TV system the header names, if it names one (see [`HeaderTiming`]).
     pub timing: Option<HeaderTiming>,
+    /// MD5 of the whole file, as tools listing ROM files show it.
+    pub file_md5: [u8; 16],
     pub file_sha1: [u8; 20],
-    /// SHA-1 of PRG ROM followed by CHR ROM (header and trainer excluded).
+    /// MD5 of PRG ROM followed by CHR ROM (header, trainer and anything after CHR ROM
+    /// excluded): FCEUX's ROM checksum, which FM2 movies (`romChecksum`) and Lua's
+    /// `rom.gethash("md5")` give.
+    pub prg_chr_md5: [u8; 16],
+    /// SHA-1 of PRG ROM followed by CHR ROM, as `prg_chr_md5` (save states name their ROM by it).
     pub prg_chr_sha1: [u8; 20],
     pub known_title: Option<&'static str>,
     pub board_name: &'static str,
@@ -196,6 +206,20 @@ fn sha1_of(parts: &[&[u8]]) -> [u8; 20] {
         hasher.update(part);
     }
     hasher.finalize().into()
+}
+
+fn md5_of(parts: &[&[u8]]) -> [u8; 16] {
+    let mut hasher = Md5::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hasher.finalize().into()
+}
+
+/// MD5 of a whole file, as [`RomInfo::file_md5`] has it: for reports on files that did not
+/// load as a cartridge.
+pub fn file_md5(bytes: &[u8]) -> [u8; 16] {
+    md5_of(&[bytes])
 }
 
 /// Takes `len` bytes at `offset`, or explains how short the file is.
@@ -319,7 +343,10 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
 
     let file_sha1 = sha1_of(&[bytes]);
     let prg_chr_sha1 = sha1_of(&[prg_rom, chr_rom]);
+    let mut header_bytes = [0; HEADER_LEN];
+    header_bytes.copy_from_slice(header);
     let info = RomInfo {
+        header: header_bytes,
         format,
         mapper,
         submapper,
@@ -333,7 +360,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedImage<'_>, CartridgeError> {
         battery,
         trainer,
         timing,
+        file_md5: file_md5(bytes),
         file_sha1,
+        prg_chr_md5: md5_of(&[prg_rom, chr_rom]),
         prg_chr_sha1,
         known_title: recognise(&file_sha1, &prg_chr_sha1),
         board_name: "",
@@ -609,6 +638,9 @@ pub(crate) mod tests {
         let i = parse(&bytes).unwrap().info;
         assert_eq!(i.file_sha1, sha1_of(&[&bytes]));
         assert_eq!(i.prg_chr_sha1, sha1_of(&[&bytes[16..]]));
+        assert_eq!(i.file_md5, md5_of(&[&bytes]));
+        assert_eq!(i.prg_chr_md5, md5_of(&[&bytes[16..]]));
+        assert_eq!(i.header[..], bytes[..16]);
         assert_eq!(i.known_title, None);
         // Either hash recognises an entry of an injected table.
         let table = [
@@ -624,6 +656,21 @@ pub(crate) mod tests {
             Some("Synthetic by PRG+CHR")
         );
         assert_eq!(recognise_in(&table, &[9; 20], &[9; 20]), None);
+    }
+
+    #[test]
+    fn fceux_md5_covers_prg_and_chr_only() {
+        let mut bytes = image(ines(1, 1, 0x04, 0), 16384, 8192); // with a trainer
+        let prg_chr = bytes[16 + 512..].to_vec();
+        bytes.extend(b"title block");
+        let i = parse(&bytes).unwrap().info;
+        assert_eq!(i.prg_chr_md5, md5_of(&[&prg_chr]));
+        assert_eq!(i.file_md5, file_md5(&bytes));
+        assert_ne!(i.file_md5, i.prg_chr_md5);
+        // MD5 itself: RFC 1321's test vector.
+        let abc = file_md5(b"abc");
+        assert_eq!(abc[..4], [0x90, 0x01, 0x50, 0x98]);
+        assert_eq!(abc[12..], [0x28, 0xe1, 0x7f, 0x72]);
     }
 
     #[test]

@@ -6,23 +6,27 @@
 //!
 //! ```text
 //! Cartridge::from_ines(bytes) -> Result<Cartridge, CartridgeError>
-//! cart.info() -> &RomInfo                 // header facts, hashes, recognised title
+//! Cartridge::from_ines_with(bytes, BoardOptions { mmc3: Some(Mmc3Revision::A) }) // choices the header leaves
+//! cart.info() -> &RomInfo                 // header facts, the image's identity (hashes), recognised title
 //! cart.cpu_read(addr) -> Option<u8>        // $4020-$FFFF; None = nothing drives the bus (open bus)
 //! cart.cpu_peek(addr) -> Option<u8>        // same without side effects (debuggers, Lua, runners)
 //! cart.cpu_write(addr, value, cpu_cycle)   // $4020-$FFFF; cpu_cycle lets MMC1 ignore back-to-back writes
-//! cart.ppu_read(addr) -> u8                // $0000-$3EFF: CHR and nametables (CIRAM lives here, wired by the board)
+//! cart.ppu_read(addr, || cpu_cycle) -> u8  // $0000-$3EFF: CHR and nametables (CIRAM lives here, wired by the board)
 //! cart.ppu_peek(addr) -> u8
-//! cart.ppu_write(addr, value)
-//! cart.ppu_address_changed(addr)          // PPU drove addr without a read/write (A12 watchers)
-//! cart.set_cpu_cycle(cycle)                // before each PPU access (A12 watchers): its CPU cycle, for the MMC3's A12 filter
-//! cart.cpu_mapping_follows_ppu() -> bool   // CPU reads depend on PPU A12 (MMC1 boards): catch the PPU up every cycle
-//! cart.ppu_dots_until_irq_possible() -> u32 // how far the PPU may run unobserved before the IRQ can rise
+//! cart.ppu_write(addr, value, || cpu_cycle)
+//! cart.ppu_address_changed(addr, || cpu_cycle) // PPU drove addr without a read/write (A12 watchers)
+//! cart.watches_a12() -> bool               // PPU reads have effects: the board watches A12
+//! cart.cpu_mapping_follows_a12() -> bool   // CPU reads depend on PPU A12 (MMC1 boards): catch the PPU up every cycle
+//! cart.dots_until_irq_possible() -> u32    // how far the PPU may run unobserved before the IRQ can rise
 //! cart.irq_line() -> bool
-//! cart.reset() / cart.power_cycle()        // reset button (no-op) / power off-on (battery RAM survives)
-//! cart.set_mmc3_revision(Mmc3Revision::A)  // MMC3 IRQ flavour (default: B, or A for NES 2.0 submapper 4)
+//! cart.power_cycle()                       // power off-on (battery RAM survives, options kept)
 //! cart.battery_ram() / load_battery_ram(&[u8])
 //! cart.rom_byte(offset) / patch_rom(offset, value) // the ROM image as a debugger sees and patches it
 //! ```
+//!
+//! The PPU accesses take the CPU cycle they happen in as a closure: boards watching A12 time
+//! its changes in CPU (M2) cycles, and the cycle is worked out only when A12 changes. None of
+//! the boards here sees the console's reset line, so a reset leaves the cartridge alone.
 //!
 //! Memory map decisions: iNES 1.0 images always get 8 KiB of PRG RAM at $6000 (blargg's ROMs
 //! report there); NES 2.0 images get what they declare (none = open bus). $4020-$5FFF is open
@@ -37,15 +41,15 @@ mod error;
 mod header;
 mod memory;
 
-pub use boards::Mmc3Revision;
+pub use boards::{BoardOptions, Mmc3Revision};
 pub use error::CartridgeError;
-pub use header::{ines_image, HeaderTiming, Mirroring, RomFormat, RomInfo};
+pub use header::{file_md5, ines_image, HeaderTiming, Mirroring, RomFormat, RomInfo};
 
 use std::io::{self, Read, Write};
 
 use borsh::{BorshDeserialize, BorshSerialize};
 
-use boards::Board;
+use boards::{A12Filter, Board, CpuWrite, Mapper};
 use memory::{Memory, MemoryState, Region};
 
 /// A cartridge's part of a save state, read and checked against a cartridge by
@@ -54,31 +58,39 @@ use memory::{Memory, MemoryState, Region};
 pub struct CartridgeState {
     memory: MemoryState,
     board: Board,
-    cpu_cycle: u64,
+    a12: A12Filter,
 }
 
 /// A cartridge: its memory chips, the console's nametable RAM, and the board logic.
 #[derive(Debug, Clone)]
 pub struct Cartridge {
     info: RomInfo,
+    /// The choices the board was built with, for power cycles and state checks.
+    options: BoardOptions,
     mem: Memory,
     board: Board,
     /// Part of PRG RAM kept alive by the battery (empty without a battery).
     battery: Region,
-    /// The board watches PPU A12 (MMC3's IRQ counter, MMC1 boards using the spare CHR lines).
+    /// The board watches PPU A12 (MMC3's IRQ counter, MMC1 boards using the spare CHR lines):
+    /// the board's answer, fixed at construction, kept here for the PPU's fetch path.
     watches_a12: bool,
-    /// The console's CPU cycle number: the clock the MMC3's A12 filter measures with (see
-    /// [`Cartridge::set_cpu_cycle`]).
-    cpu_cycle: u64,
-    /// A12 as the board last saw it, `None` when unknown (after power-on or a state load):
-    /// then the next access is passed on whatever its A12. Derived from the board's own
-    /// state, so not part of save states.
-    a12_seen: Option<bool>,
+    /// PPU A12 as the board has seen it (tracked only when the board watches it).
+    a12: A12Filter,
 }
 
 impl Cartridge {
-    /// Parses an iNES 1.0 / NES 2.0 image and powers the board on.
+    /// Parses an iNES 1.0 / NES 2.0 image and powers the board on, with the board choices
+    /// the header makes (see [`Cartridge::from_ines_with`]).
     pub fn from_ines(bytes: &[u8]) -> Result<Cartridge, CartridgeError> {
+        Cartridge::from_ines_with(bytes, BoardOptions::default())
+    }
+
+    /// Parses an iNES 1.0 / NES 2.0 image and powers the board on, with `options` deciding
+    /// what they name (the header decides what they leave `None`).
+    pub fn from_ines_with(
+        bytes: &[u8],
+        options: BoardOptions,
+    ) -> Result<Cartridge, CartridgeError> {
         let parsed = header::parse(bytes)?;
         let mut info = parsed.info;
         let prg_ram_total = info.prg_ram_len + info.prg_nvram_len;
@@ -106,17 +118,17 @@ impl Cartridge {
         } else {
             Region { start: 0, len: 0 }
         };
-        let (board, board_name) = Board::new(&info, &mut mem)?;
-        info.board_name = board_name;
+        let board = Board::new(&info, &options, &mut mem)?;
+        info.board_name = board.name(&info);
         let watches_a12 = board.watches_a12();
         Ok(Cartridge {
             info,
+            options,
             mem,
             board,
             battery,
             watches_a12,
-            cpu_cycle: 0,
-            a12_seen: None,
+            a12: A12Filter::POWER_ON,
         })
     }
 
@@ -142,100 +154,69 @@ impl Cartridge {
     #[inline]
     pub fn cpu_write(&mut self, addr: u16, value: u8, cpu_cycle: u64) {
         self.mem.cpu_write(addr, value);
-        self.board.cpu_write(&mut self.mem, addr, value, cpu_cycle);
+        let write = CpuWrite {
+            addr,
+            value,
+            cpu_cycle,
+            ppu_a12: self.a12.is_high(),
+        };
+        self.board.cpu_write(&mut self.mem, write);
     }
 
-    /// A PPU fetch from $0000-$3EFF (pattern tables, nametables and their $3000 mirror),
-    /// timed by the last [`Cartridge::set_cpu_cycle`].
+    /// A PPU fetch from $0000-$3EFF (pattern tables, nametables and their $3000 mirror)
+    /// during CPU cycle `cpu_cycle()`, which is only asked for when a board watching A12 sees
+    /// it change.
     #[inline(always)]
-    pub fn ppu_read(&mut self, addr: u16) -> u8 {
-        let cycle = self.cpu_cycle;
-        self.ppu_read_timed(addr, move || cycle)
-    }
-
-    /// [`Cartridge::ppu_read`] made during CPU cycle `cpu_cycle()`, which is only asked
-    /// for when a board watching A12 sees it change.
-    #[inline(always)]
-    pub fn ppu_read_timed(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) -> u8 {
-        self.observe_ppu_address(addr, cpu_cycle);
+    pub fn ppu_read(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) -> u8 {
+        self.ppu_address_changed(addr, cpu_cycle);
         self.mem.ppu_read(addr)
     }
 
+    /// [`Cartridge::ppu_read`] without side effects: what the PPU would fetch.
     #[inline]
     pub fn ppu_peek(&self, addr: u16) -> u8 {
         self.mem.ppu_read(addr)
     }
 
-    /// A PPU write ($2007) to $0000-$3EFF: CHR RAM or nametable RAM; CHR ROM ignores it.
+    /// A PPU write ($2007) to $0000-$3EFF during CPU cycle `cpu_cycle()` (see
+    /// [`Cartridge::ppu_read`]): CHR RAM or nametable RAM; CHR ROM ignores it.
     #[inline(always)]
-    pub fn ppu_write(&mut self, addr: u16, value: u8) {
-        let cycle = self.cpu_cycle;
-        self.ppu_write_timed(addr, value, move || cycle);
-    }
-
-    /// [`Cartridge::ppu_write`] made during CPU cycle `cpu_cycle()` (see `ppu_read_timed`).
-    #[inline(always)]
-    pub fn ppu_write_timed(&mut self, addr: u16, value: u8, cpu_cycle: impl FnOnce() -> u64) {
-        self.observe_ppu_address(addr, cpu_cycle);
+    pub fn ppu_write(&mut self, addr: u16, value: u8, cpu_cycle: impl FnOnce() -> u64) {
+        self.ppu_address_changed(addr, cpu_cycle);
         self.mem.ppu_write(addr, value);
     }
 
-    /// The PPU drove `addr` on its bus without a read or write (e.g. `$2006`, `$2007`
-    /// increments). Boards watching A12 react; for the others it is a no-op.
+    /// The PPU drove `addr` on its bus during CPU cycle `cpu_cycle()` (see
+    /// [`Cartridge::ppu_read`]), with or without a read or write (e.g. `$2006`, `$2007`
+    /// increments). A board watching A12 sees its changes; for the others it is a no-op.
+    /// Both such boards (MMC1, MMC3) react to changes of A12 only, so the per-access work is
+    /// one compare while A12 holds.
     #[inline(always)]
-    pub fn ppu_address_changed(&mut self, addr: u16) {
-        let cycle = self.cpu_cycle;
-        self.ppu_address_changed_timed(addr, move || cycle);
-    }
-
-    /// [`Cartridge::ppu_address_changed`] during CPU cycle `cpu_cycle()` (see
-    /// `ppu_read_timed`).
-    #[inline(always)]
-    pub fn ppu_address_changed_timed(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
-        self.observe_ppu_address(addr, cpu_cycle);
-    }
-
-    /// Tells the cartridge the current CPU cycle number (the M2 count). The MMC3 measures how
-    /// long PPU A12 stayed low in M2 cycles, as the real chip's filter does; the `_timed`
-    /// accesses bring their own cycle instead.
-    #[inline]
-    pub fn set_cpu_cycle(&mut self, cpu_cycle: u64) {
-        self.cpu_cycle = cpu_cycle;
-    }
-
-    /// Passes A12 changes on to a board watching it. Both such boards (MMC1, MMC3) react to
-    /// changes of A12 only, so the per-access work is one compare while A12 holds.
-    #[inline(always)]
-    fn observe_ppu_address(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
+    pub fn ppu_address_changed(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
         if !self.watches_a12 {
             return;
         }
-        let high = addr & 0x1000 != 0;
-        if self.a12_seen == Some(high) {
-            return;
+        if let Some(edge) = self.a12.drive(addr, cpu_cycle) {
+            self.board.ppu_a12_changed(&mut self.mem, edge);
         }
-        self.a12_seen = Some(high);
-        self.cpu_cycle = cpu_cycle();
-        self.board
-            .ppu_address_changed(&mut self.mem, addr, self.cpu_cycle);
     }
 
-    /// Whether the board watches the PPU's address lines (then it must be told the CPU cycle
-    /// of every PPU access through [`Cartridge::set_cpu_cycle`]).
+    /// Whether the board watches PPU A12: then PPU reads have effects (use
+    /// [`Cartridge::ppu_read`], not [`Cartridge::ppu_peek`]) and need their CPU cycle.
     #[inline]
-    pub fn watches_ppu_address(&self) -> bool {
+    pub fn watches_a12(&self) -> bool {
         self.watches_a12
     }
 
-    /// Whether what the CPU reads from the board follows the PPU's address lines right now
-    /// (MMC1 boards selecting PRG or RAM with CHR bank bits, while the two CHR registers
-    /// disagree in them): then the console must keep the PPU in step with the CPU cycle by
-    /// cycle. Changes only with [`Cartridge::cpu_write`] (and power cycles, state loads).
-    /// The console catches the PPU up before every access to $4020-$5FFF (board registers)
-    /// but not before reads of $6000-$FFFF: a board whose memory there depends on the PPU in
-    /// any other way must say so here too.
+    /// Whether what the CPU reads from the board follows PPU A12 right now (MMC1 boards
+    /// selecting PRG or RAM with CHR bank bits, while the two CHR registers disagree in
+    /// them): then the console must keep the PPU in step with the CPU cycle by cycle.
+    /// Changes only with [`Cartridge::cpu_write`] (and power cycles, state loads). The
+    /// console catches the PPU up before every access to $4020-$5FFF (board registers) but
+    /// not before reads of $6000-$FFFF: a board whose memory there depends on the PPU in any
+    /// other way must say so here too.
     #[inline]
-    pub fn cpu_mapping_follows_ppu(&self) -> bool {
+    pub fn cpu_mapping_follows_a12(&self) -> bool {
         self.board.cpu_mapping_follows_a12()
     }
 
@@ -244,7 +225,7 @@ impl Cartridge {
     /// `u32::MAX` if it cannot. A console that runs the PPU lazily catches it up at least this
     /// often, and recomputes this after every such access, to see the IRQ on the right cycle.
     #[inline]
-    pub fn ppu_dots_until_irq_possible(&self) -> u32 {
+    pub fn dots_until_irq_possible(&self) -> u32 {
         self.board.dots_until_irq_possible()
     }
 
@@ -254,11 +235,9 @@ impl Cartridge {
         self.board.irq_line()
     }
 
-    /// Console reset button. None of the boards here sees the reset line, so nothing changes.
-    pub fn reset(&mut self) {}
-
     /// Power the cartridge off and on: registers return to their power-on state and volatile
     /// RAM (PRG RAM without battery, CHR RAM, nametable RAM) is cleared; battery RAM survives.
+    /// The board is built again with the same options.
     pub fn power_cycle(&mut self) {
         let battery = self.battery.start..self.battery.start + self.battery.len;
         let prg_ram = self.mem.prg_ram.start..self.mem.prg_ram.start + self.mem.prg_ram.len;
@@ -280,15 +259,11 @@ impl Cartridge {
         }
         let ciram = self.mem.ciram;
         self.mem.data[ciram.start..ciram.start + ciram.len].fill(0);
-        let revision = self.board.mmc3_revision();
         // Board::new only fails on sizes, which were accepted when this cartridge was made.
-        if let Ok((board, _)) = Board::new(&self.info, &mut self.mem) {
+        if let Ok(board) = Board::new(&self.info, &self.options, &mut self.mem) {
             self.board = board;
         }
-        if let Some(revision) = revision {
-            self.board.set_mmc3_revision(revision);
-        }
-        self.a12_seen = None;
+        self.a12 = A12Filter::POWER_ON;
     }
 
     /// The byte at `offset` into the ROM image: PRG ROM, then CHR ROM, as an iNES file has
@@ -333,12 +308,13 @@ impl Cartridge {
         (offset < chr_len).then_some((self.mem.chr, offset, chr_len))
     }
 
-    /// Writes the cartridge's state for a save state: board registers, bank tables and the
-    /// contents of PRG RAM, CHR RAM and nametable RAM (not the ROM).
+    /// Writes the cartridge's state for a save state: the bank tables, the contents of PRG
+    /// RAM, CHR RAM and nametable RAM (not the ROM), the board's registers, and PPU A12 as
+    /// the board saw it.
     pub fn save_state<W: Write>(&self, writer: &mut W) -> io::Result<()> {
         self.mem.save_state(writer)?;
         self.board.serialize(writer)?;
-        self.cpu_cycle.serialize(writer)
+        self.a12.serialize(writer)
     }
 
     /// Reads a state written by [`Cartridge::save_state`] for this same ROM. Nothing changes
@@ -346,34 +322,25 @@ impl Cartridge {
     pub fn read_state<R: Read>(&self, reader: &mut R) -> io::Result<CartridgeState> {
         let memory = self.mem.read_state(reader)?;
         let board = Board::deserialize_reader(reader)?;
-        let cpu_cycle = u64::deserialize_reader(reader)?;
-        board
-            .validate_state(&self.info, &self.mem, &memory.tables)
+        // Any level and fall time is one A12 can have (its timing counts wrap).
+        let a12 = A12Filter::deserialize_reader(reader)?;
+        let board = board
+            .validate_loaded(
+                &self.info,
+                &self.options,
+                &self.mem,
+                &memory.tables,
+                a12.is_high(),
+            )
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidData, message))?;
-        Ok(CartridgeState {
-            memory,
-            board,
-            cpu_cycle,
-        })
+        Ok(CartridgeState { memory, board, a12 })
     }
 
     /// Applies a state read by [`Cartridge::read_state`].
     pub fn restore_state(&mut self, state: CartridgeState) {
         self.mem.restore_state(state.memory);
         self.board = state.board;
-        self.cpu_cycle = state.cpu_cycle;
-        self.a12_seen = None;
-    }
-
-    /// The MMC3 revision of an MMC3 board (from the header: see
-    /// [`Mmc3Revision::for_submapper`], unless set since); `None` for other boards.
-    pub fn mmc3_revision(&self) -> Option<Mmc3Revision> {
-        self.board.mmc3_revision()
-    }
-
-    /// Selects the MMC3 revision (ignored by other boards), overriding the header's.
-    pub fn set_mmc3_revision(&mut self, revision: Mmc3Revision) {
-        self.board.set_mmc3_revision(revision);
+        self.a12 = state.a12;
     }
 
     /// The battery-backed RAM, when the header declares a battery.
@@ -469,11 +436,11 @@ mod tests {
     fn four_screen_has_four_nametables() {
         let mut c = cart(0, 0x08, 1, 1);
         for t in 0..4u16 {
-            c.ppu_write(0x2000 + t * 0x400, t as u8 + 1);
+            c.ppu_write(0x2000 + t * 0x400, t as u8 + 1, || 0);
         }
         for t in 0..4u16 {
-            assert_eq!(c.ppu_read(0x2000 + t * 0x400), t as u8 + 1);
-            assert_eq!(c.ppu_read(0x3000 + t * 0x400), t as u8 + 1);
+            assert_eq!(c.ppu_read(0x2000 + t * 0x400, || 0), t as u8 + 1);
+            assert_eq!(c.ppu_read(0x3000 + t * 0x400, || 0), t as u8 + 1);
         }
     }
 
@@ -515,8 +482,8 @@ mod tests {
     fn power_cycle_keeps_battery_ram_only() {
         let mut c = cart(1, 0x02, 8, 0);
         c.cpu_write(0x6000, 0x42, 0);
-        c.ppu_write(0x0000, 0x43);
-        c.ppu_write(0x2000, 0x44);
+        c.ppu_write(0x0000, 0x43, || 0);
+        c.ppu_write(0x2000, 0x44, || 0);
         for i in 0..5 {
             c.cpu_write(0xE000, 1, 10 + i * 10); // PRG bank 31 -> 16K bank 15 at $8000
         }
@@ -524,7 +491,11 @@ mod tests {
         c.power_cycle();
         assert_eq!(boards::tests::prg_bank_at(&c, 0x8000), 0);
         assert_eq!(
-            (c.cpu_read(0x6000), c.ppu_read(0), c.ppu_read(0x2000)),
+            (
+                c.cpu_read(0x6000),
+                c.ppu_read(0, || 0),
+                c.ppu_read(0x2000, || 0)
+            ),
             (Some(0x42), 0, 0)
         );
         let mut c = cart(0, 0, 1, 0);
@@ -553,8 +524,8 @@ mod tests {
         assert_eq!(c.cpu_read(0x8000), Some(0xA5));
         // CHR RAM follows PRG, and a patch of it is what the PPU fetches.
         assert!(c.patch_rom(last_prg + 1 + 0x1234, 0x5A));
-        assert_eq!(c.ppu_read(0x1234), 0x5A);
-        c.ppu_write(0x0001, 0x77);
+        assert_eq!(c.ppu_read(0x1234, || 0), 0x5A);
+        c.ppu_write(0x0001, 0x77, || 0);
         assert_eq!(c.rom_byte(last_prg + 2), Some(0x77));
         assert_eq!(
             c.rom_byte(last_prg + 1 + 0x2000),
@@ -571,7 +542,7 @@ mod tests {
             (c.cpu_read(0xC000), c.cpu_read(0xC001)),
             (Some(0xA5), Some(0x42))
         );
-        assert_eq!(c.ppu_read(0x1234), 0);
+        assert_eq!(c.ppu_read(0x1234, || 0), 0);
         let loaded = c.read_state(&mut &state[..]).unwrap();
         c.restore_state(loaded);
         assert_eq!(c.cpu_read(0xC001), Some(0x42));
@@ -591,10 +562,10 @@ mod tests {
         let chr = 0x4000;
         assert_eq!(c.rom_byte(chr + 0x0005), Some(c.ppu_peek(0x0005)));
         assert!(c.patch_rom(chr + 0x2005, 0x3C));
-        assert_ne!(c.ppu_read(0x0005), 0x3C, "bank 0 is mapped");
+        assert_ne!(c.ppu_read(0x0005, || 0), 0x3C, "bank 0 is mapped");
         // Bank 1 (CNROM has bus conflicts: write where the patched ROM byte has bit 0 set).
         c.cpu_write(0x8010, 1, 0);
-        assert_eq!(c.ppu_read(0x0005), 0x3C);
+        assert_eq!(c.ppu_read(0x0005, || 0), 0x3C);
         assert_eq!(c.rom_byte(chr + 0x4000), None);
         // A chip smaller than a bank repeats in it: every copy takes the patch.
         let image = crate::ines_image(0, &[0xEA; 0x4000], &[]);
@@ -640,7 +611,7 @@ mod tests {
                 // Register writes anywhere (with MMC1's serial writes apart), and A12 changes.
                 let addr = 0x6000 + (next() % 0xA000) as u16;
                 c.cpu_write(addr, next() as u8, round * 2);
-                c.ppu_address_changed(next() as u16 & 0x1FFF);
+                c.ppu_address_changed(next() as u16 & 0x1FFF, || 0);
                 let mut state = Vec::new();
                 c.save_state(&mut state).unwrap();
                 if let Err(error) = c.read_state(&mut &state[..]) {
@@ -693,7 +664,7 @@ mod tests {
     fn clone_is_independent() {
         let mut a = cart(0, 0, 1, 0);
         let b = a.clone();
-        a.ppu_write(0x0000, 7);
+        a.ppu_write(0x0000, 7, || 0);
         assert_eq!((a.ppu_peek(0), b.ppu_peek(0)), (7, 0));
     }
 
@@ -729,9 +700,9 @@ mod tests {
                 let value = next() as u8;
                 c.cpu_write(addr.max(0x4020), value, i * 3);
                 let _ = c.cpu_read(addr.max(0x4020));
-                c.ppu_write(addr & 0x3EFF, value);
-                let _ = c.ppu_read(addr & 0x3EFF);
-                c.ppu_address_changed(addr & 0x3FFF);
+                c.ppu_write(addr & 0x3EFF, value, || 0);
+                let _ = c.ppu_read(addr & 0x3EFF, || 0);
+                c.ppu_address_changed(addr & 0x3FFF, || 0);
             }
             let _ = c.irq_line();
         }

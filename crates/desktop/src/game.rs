@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nes::{Cartridge, Nes, PowerOn};
+use nes::{Nes, PowerOn};
 use nes_headless::battery::{BatterySave, LoadOutcome};
 use nes_headless::hardware::HardwareChoice;
 use nes_headless::limits;
@@ -17,8 +17,6 @@ pub struct Game {
     pub nes: Nes,
     /// Absolute, so it stays valid when a Lua script moves the working directory.
     rom: PathBuf,
-    /// The ROM file's bytes (a Lua script's `rom.*` functions read them).
-    image: Vec<u8>,
     /// Where battery saves and state slots go (`--save-dir`), else beside the ROM.
     save_dir: Option<PathBuf>,
     battery: Option<BatterySave>,
@@ -50,7 +48,10 @@ impl Game {
     ) -> Result<Game, String> {
         let rom = std::path::absolute(rom).unwrap_or_else(|_| rom.to_owned());
         let bytes = limits::read_limited(&rom, &limits::ROM).map_err(|e| e.to_string())?;
-        let cart = Cartridge::from_ines(&bytes).map_err(|e| format!("{}: {e}", rom.display()))?;
+        let cart = options
+            .hardware
+            .cartridge(&bytes)
+            .map_err(|e| format!("{}: {e}", rom.display()))?;
         let mut nes = options.hardware.power_on(cart, options.power_on);
         if let Some(title) = nes.rom_info().known_title {
             notes.push(format!("Recognised cartridge: {title}"));
@@ -72,7 +73,6 @@ impl Game {
         Ok(Game {
             nes,
             rom,
-            image: bytes,
             save_dir: options.save_dir.clone(),
             battery,
             rewind,
@@ -82,10 +82,6 @@ impl Game {
 
     pub fn rom(&self) -> &Path {
         &self.rom
-    }
-
-    pub fn image(&self) -> &[u8] {
-        &self.image
     }
 
     /// The ROM's file name without extension, for titles and file names.

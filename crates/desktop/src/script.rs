@@ -80,7 +80,7 @@ impl Script {
         let options = HostOptions {
             save_dir: game.files_dir(),
             rom_stem: game.name(),
-            rom_image: game.image().to_vec(),
+            rom: game.nes.rom_info().clone(),
             arg: self.arg.clone(),
             palette: palette.clone(),
         };

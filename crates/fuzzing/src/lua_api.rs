@@ -281,12 +281,12 @@ pub fn run(data: &[u8]) {
         _ => ([0, 0], data),
     };
     let source = program(rest);
-    let (image, cart) = crate::corpus::console();
+    let (_, cart) = crate::corpus::console();
     let mut nes = Nes::with_power_on(cart.clone(), PowerOn::FCEUX);
     let options = HostOptions {
         save_dir: save_dir(),
         rom_stem: "fuzz".into(),
-        rom_image: image.clone(),
+        rom: cart.info().clone(),
         arg: Some("fuzz".into()),
         palette: Palette::ntsc(),
     };

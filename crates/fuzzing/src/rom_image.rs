@@ -11,7 +11,10 @@
 //! advances with every CPU cycle, a jammed CPU included) of a console whose memory the header
 //! bounds (64 MiB of ROM at most, and ROM must be in the input).
 
-use nes::{Buttons, Cartridge, CpuRegisters, Mmc3Revision, Nes, PowerOn, PowerOnRam, Timeline};
+use nes::{
+    BoardOptions, Buttons, Cartridge, CpuRegisters, Mmc3Revision, Nes, PowerOn, PowerOnRam,
+    Timeline,
+};
 
 /// libFuzzer's `-max_len`: 1 MiB, twice the largest test ROM (512 KiB + header), so real
 /// images and their mutants fit.
@@ -123,11 +126,13 @@ impl Snapshot {
 
 /// One fuzz input.
 pub fn run(data: &[u8]) {
-    let Ok(mut cart) = Cartridge::from_ines(data) else {
+    let options = Options::from(data);
+    let board = BoardOptions {
+        mmc3: Some(options.revision),
+    };
+    let Ok(cart) = Cartridge::from_ines_with(data, board) else {
         return;
     };
-    let options = Options::from(data);
-    cart.set_mmc3_revision(options.revision);
     let mut nes = Nes::with_power_on(cart, options.power_on);
     nes.set_audio_sample_rate(options.sample_rate);
     let mut audio = Vec::new();

@@ -15,7 +15,7 @@ pub fn bench(
     lua: Option<&Path>,
     watchdog: Option<f64>,
 ) -> Result<(), Error> {
-    let (fresh, image) = load_rom(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
+    let fresh = load_rom(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
     let mut rates = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let mut nes = fresh.clone();
@@ -24,7 +24,7 @@ pub fn bench(
                 let options = nes_lua::HostOptions {
                     save_dir: std::env::temp_dir(),
                     rom_stem: "bench".to_string(),
-                    rom_image: image.clone(),
+                    rom: fresh.rom_info().clone(),
                     arg: None,
                     palette: nes::Palette::ntsc(),
                 };

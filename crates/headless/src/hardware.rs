@@ -5,8 +5,8 @@
 //! and an RP2C02G; MMC3 boards follow their header (NES 2.0 submapper 4 is an MMC3A).
 
 use nes::{
-    variant_name, Cartridge, ClockAlignment, ControllerPorts, CpuRevision, Hardware, Mmc3Revision,
-    Nes, PowerOn, PpuRevision, Region, VariantNames,
+    variant_name, BoardOptions, Cartridge, CartridgeError, ClockAlignment, ControllerPorts,
+    CpuRevision, Hardware, Mmc3Revision, Nes, PowerOn, PpuRevision, Region, VariantNames,
 };
 
 /// Which console to emulate.
@@ -60,12 +60,21 @@ impl HardwareArgs {
 }
 
 impl HardwareChoice {
-    /// Powers this console on with `cart` (the board's revision first, when one was asked
-    /// for; then the console's chips).
-    pub fn power_on(&self, mut cart: Cartridge, power_on: PowerOn) -> Nes {
-        if let Some(revision) = self.mmc3 {
-            cart.set_mmc3_revision(revision);
-        }
+    /// The board choices this console choice makes (the MMC3 revision, when one was asked
+    /// for; the header's otherwise).
+    pub fn board_options(&self) -> BoardOptions {
+        BoardOptions { mmc3: self.mmc3 }
+    }
+
+    /// The cartridge in the iNES / NES 2.0 image `image`, its board built as this choice
+    /// says ([`HardwareChoice::board_options`]).
+    pub fn cartridge(&self, image: &[u8]) -> Result<Cartridge, CartridgeError> {
+        Cartridge::from_ines_with(image, self.board_options())
+    }
+
+    /// Powers this console on with `cart` (made by [`HardwareChoice::cartridge`], which
+    /// settles the board's choices).
+    pub fn power_on(&self, cart: Cartridge, power_on: PowerOn) -> Nes {
         let region = self.region.unwrap_or_else(|| Region::for_rom(cart.info()));
         let mut nes = Nes::with_region(cart, power_on, region, ClockAlignment::default());
         nes.set_hardware(self.hardware);

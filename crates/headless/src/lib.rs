@@ -37,15 +37,15 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Loads the ROM at `rom` (within [`limits::ROM`]) and powers `hardware` on with it, also
-/// returning the file's bytes. Says so on stderr when the cartridge is a known title.
+/// Loads the ROM at `rom` (within [`limits::ROM`]) and powers `hardware` on with it. Says so
+/// on stderr when the cartridge is a known title.
 pub fn load_rom(
     rom: &Path,
     power_on: nes::PowerOn,
     hardware: &HardwareChoice,
-) -> Result<(Nes, Vec<u8>), Error> {
+) -> Result<Nes, Error> {
     let bytes = limits::read_limited(rom, &limits::ROM)?;
-    let cart = nes::Cartridge::from_ines(&bytes).map_err(|source| Error::Rom {
+    let cart = hardware.cartridge(&bytes).map_err(|source| Error::Rom {
         path: rom.to_path_buf(),
         source,
     })?;
@@ -53,5 +53,5 @@ pub fn load_rom(
     if let Some(title) = nes.rom_info().known_title {
         eprintln!("Recognised cartridge: {title}");
     }
-    Ok((nes, bytes))
+    Ok(nes)
 }

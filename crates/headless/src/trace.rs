@@ -9,7 +9,7 @@ use crate::{load_rom, Error};
 /// with the registers its log expects), in chunks as it goes, stopping when the reader has
 /// gone (`| head`).
 pub fn trace(rom: &Path, start_pc: Option<u16>, lines: usize) -> Result<(), Error> {
-    let (mut nes, _) = load_rom(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
+    let mut nes = load_rom(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
     if let Some(pc) = start_pc {
         // nestest's automation mode: registers as its log expects after power-on.
         let mut regs = nes.cpu_registers();

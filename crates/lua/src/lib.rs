@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use mlua::thread::ThreadStatus;
 use mlua::{Function, Lua, MultiValue, Table, Thread, Value};
-use nes::{Buttons, FrameHooks, HookMachine, HookMap, MemoryHooks, Nes, Palette};
+use nes::{Buttons, FrameHooks, HookMachine, HookMap, MemoryHooks, Nes, Palette, RomInfo};
 use nes_movie::fm2::{Commands, MovieFrame};
 
 pub use gui::Overlay;
@@ -122,8 +122,9 @@ pub struct HostOptions {
     pub save_dir: PathBuf,
     /// The ROM file's name without extension (slot file names, `rom.getfilename`).
     pub rom_stem: String,
-    /// The ROM file's bytes (`rom.readbyte`, `rom.gethash`).
-    pub rom_image: Vec<u8>,
+    /// The ROM's header and identity, as the cartridge read them (`rom.readbyte` below offset
+    /// 16, `rom.gethash`): [`nes::Nes::rom_info`].
+    pub rom: RomInfo,
     /// The start-up argument (`arg`).
     pub arg: Option<String>,
     /// The palette `emu.getscreenpixel` and `P00`-`P3F` colours use.
@@ -272,7 +273,8 @@ pub(crate) struct Shared {
     pub(crate) rom_stem: String,
     /// The iNES header, which `rom.readbyte` reads below offset 16 (the rest comes from the
     /// cartridge, patches included).
-    pub(crate) rom_header: Vec<u8>,
+    pub(crate) rom_header: [u8; 16],
+    /// FCEUX's ROM hash (`rom.gethash("md5")`): [`RomInfo::prg_chr_md5`] in hex digits.
     pub(crate) rom_md5: String,
     pub(crate) palette: Option<Palette>,
     pub(crate) movie: MovieStatus,
@@ -418,28 +420,13 @@ impl LuaHost {
         let lua_error = |e: mlua::Error| LoadError::Lua(error_text(&e));
         // FCEUX's libraries, `debug` included (mlua leaves it out by default).
         let lua = full_stdlib::lua_with_fceux_libraries().map_err(lua_error)?;
-        let (prg_len, chr_len, trainer) = ines_layout(&options.rom_image);
-        let body_start = 16 + if trainer { 512 } else { 0 };
-        let body = |len: usize, from: usize| {
-            options
-                .rom_image
-                .get(from..(from + len).min(options.rom_image.len()))
-                .unwrap_or_default()
-                .to_vec()
-        };
-        let prg = body(prg_len, body_start);
-        let chr = body(chr_len, body_start + prg_len);
-        let rom_header = options.rom_image.get(..16).unwrap_or_default().to_vec();
-        let rom_md5 = {
-            use md5::{Digest, Md5};
-            let mut hash = Md5::new();
-            hash.update(&prg);
-            hash.update(&chr);
-            hash.finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        };
+        let rom_header = options.rom.header;
+        let rom_md5 = options
+            .rom
+            .prg_chr_md5
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>();
         let shared = Rc::new(RefCell::new(Shared {
             save_dir: options.save_dir,
             rom_stem: options.rom_stem,
@@ -919,23 +906,6 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Option<Ve
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
-}
-
-/// PRG and CHR sizes and the trainer flag of an iNES image (zeros when it is not one).
-fn ines_layout(image: &[u8]) -> (usize, usize, bool) {
-    if image.len() < 16 || &image[..4] != b"NES\x1A" {
-        return (0, 0, false);
-    }
-    let nes2 = image[7] & 0x0C == 0x08;
-    let (prg_units, chr_units) = if nes2 {
-        (
-            usize::from(image[4]) | (usize::from(image[9] & 0x0F) << 8),
-            usize::from(image[5]) | (usize::from(image[9] >> 4) << 8),
-        )
-    } else {
-        (usize::from(image[4]), usize::from(image[5]))
-    };
-    (prg_units * 0x4000, chr_units * 0x2000, image[6] & 0x04 != 0)
 }
 
 #[cfg(test)]

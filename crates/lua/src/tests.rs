@@ -64,7 +64,10 @@ fn options(rom: &[u8]) -> HostOptions {
     HostOptions {
         save_dir: std::env::temp_dir(),
         rom_stem: "test".to_string(),
-        rom_image: rom.to_vec(),
+        rom: nes::Cartridge::from_ines(rom)
+            .expect("valid test ROM")
+            .info()
+            .clone(),
         arg: None,
         palette: Palette::ntsc(),
     }

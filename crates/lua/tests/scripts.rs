@@ -70,7 +70,10 @@ fn run_script(name: &str, frames: usize) -> Outcome {
     let options = HostOptions {
         save_dir: dir.path().to_path_buf(),
         rom_stem: "scripts".to_string(),
-        rom_image: rom.clone(),
+        rom: nes::Cartridge::from_ines(&rom)
+            .expect("valid ROM")
+            .info()
+            .clone(),
         arg: Some(dir.path().display().to_string()),
         palette: Palette::ntsc(),
     };

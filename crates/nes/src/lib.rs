@@ -31,7 +31,9 @@ pub use hardware::{
 };
 pub use hooks::{AddressSet, FrameHooks, HookMachine, HookMap, MemoryHooks};
 pub use inspect::Inspect;
-pub use nes_cartridge::{ines_image, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo};
+pub use nes_cartridge::{
+    file_md5, ines_image, BoardOptions, Cartridge, CartridgeError, Mirroring, Mmc3Revision, RomInfo,
+};
 pub use nes_ppu::palette::{Palette, PaletteError};
 pub use nes_state::InvalidState;
 pub use power_on::{PowerOn, PowerOnRam, Timeline};
@@ -363,7 +365,7 @@ impl Nes {
         self.board.sync_ppu();
         self.start_timeline();
         self.board.apu.reset();
-        self.board.cart.reset();
+        // None of the boards sees the reset line: the cartridge goes on as it was.
         self.board.oam_dma_page = None;
         match self.power_on.timeline {
             Timeline::Hardware => self.cpu.reset(&mut self.board),

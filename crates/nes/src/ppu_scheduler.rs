@@ -5,7 +5,7 @@
 //! of its $4020-$5FFF register space) or a controller port; when the PPU reaches an event the
 //! CPU side sees without asking (an NMI output change or a frame end, see
 //! `Ppu::dots_until_event`, and the earliest dot a board's IRQ could rise, see
-//! `Cartridge::ppu_dots_until_irq_possible`); and at the end of every `Nes` step. Boards whose
+//! `Cartridge::dots_until_irq_possible`); and at the end of every `Nes` step. Boards whose
 //! CPU-side mapping follows the PPU address lines get it on every cycle, and so does every
 //! board in the eager mode the lazy one is tested against (`tests/lazy_equals_eager.rs`).
 
@@ -41,10 +41,9 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     fn read(&mut self, addr: u16) -> u8 {
         if TIMED {
             let (clock, dot) = (self.clock, self.dot);
-            self.cart
-                .ppu_read_timed(addr, || Self::cpu_cycle(clock, dot))
+            self.cart.ppu_read(addr, || Self::cpu_cycle(clock, dot))
         } else {
-            debug_assert!(!self.cart.watches_ppu_address());
+            debug_assert!(!self.cart.watches_a12());
             // Only A12-watching boards react to PPU reads: for the rest a read is a peek.
             self.cart.ppu_peek(addr)
         }
@@ -54,7 +53,7 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     fn write(&mut self, addr: u16, value: u8) {
         let (clock, dot) = (self.clock, self.dot);
         self.cart
-            .ppu_write_timed(addr, value, || Self::cpu_cycle(clock, dot));
+            .ppu_write(addr, value, || Self::cpu_cycle(clock, dot));
     }
 
     #[inline(always)]
@@ -66,7 +65,7 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     fn address_changed(&mut self, addr: u16) {
         let (clock, dot) = (self.clock, self.dot);
         self.cart
-            .ppu_address_changed_timed(addr, || Self::cpu_cycle(clock, dot));
+            .ppu_address_changed(addr, || Self::cpu_cycle(clock, dot));
     }
 
     #[inline(always)]
@@ -107,7 +106,7 @@ impl PpuScheduler {
             clock,
             dots_run: 0,
             sync_cycle: 0,
-            sync_each_cycle: cart.cpu_mapping_follows_ppu(),
+            sync_each_cycle: cart.cpu_mapping_follows_a12(),
             eager: false,
             nmi_line: false,
             outside_cycle: false,
@@ -138,7 +137,7 @@ impl PpuScheduler {
 
     /// Runs the PPU to the start of CPU cycle `cycle` (between cycles), then reschedules.
     pub(crate) fn catch_up_to_cycle(&mut self, ppu: &mut Ppu, cart: &mut Cartridge, cycle: u64) {
-        self.run_to(ppu, cart, self.clock.dots_before_cycle(cycle), cycle);
+        self.run_to(ppu, cart, self.clock.dots_before_cycle(cycle));
     }
 
     /// Runs the PPU to where the access of cycle `cycle` in progress (a write when `write`)
@@ -152,7 +151,7 @@ impl PpuScheduler {
     ) {
         if !self.outside_cycle {
             let target = self.clock.dots_before_access(cycle, write);
-            self.run_to(ppu, cart, target, cycle);
+            self.run_to(ppu, cart, target);
         }
     }
 
@@ -175,23 +174,20 @@ impl PpuScheduler {
     /// clocked an A12-watching board's IRQ counter.
     pub(crate) fn after_register_access(&mut self, ppu: &Ppu, cart: &Cartridge) {
         self.nmi_line = ppu.nmi_line();
-        if cart.watches_ppu_address() {
+        if cart.watches_a12() {
             self.schedule(ppu, cart);
         }
     }
 
-    /// Runs the PPU's dots up to (not including) dot `target`, during or at the start of CPU
-    /// cycle `cycle`, and schedules the next catch-up.
+    /// Runs the PPU's dots up to (not including) dot `target`, and schedules the next
+    /// catch-up. Boards timing A12 get each access's own CPU cycle through `PpuMemory`.
     #[inline(never)]
-    fn run_to(&mut self, ppu: &mut Ppu, cart: &mut Cartridge, target: u64, cycle: u64) {
-        // Kept in step for states and boards without per-access timing; A12-timing boards
-        // get each access's own cycle through `PpuMemory`.
-        cart.set_cpu_cycle(cycle);
+    fn run_to(&mut self, ppu: &mut Ppu, cart: &mut Cartridge, target: u64) {
         // Targets never go back, and at most a frame's dots are ever owed (the frame end is
         // an event), so the count fits.
         debug_assert!(target >= self.dots_run && target - self.dots_run <= u64::from(u32::MAX));
         let dots = target.saturating_sub(self.dots_run) as u32;
-        if cart.watches_ppu_address() {
+        if cart.watches_a12() {
             let mut mem = PpuMemory::<true> {
                 cart,
                 dot: self.dots_run,
@@ -217,14 +213,12 @@ impl PpuScheduler {
     /// the cartridge).
     #[inline(always)]
     pub(crate) fn schedule(&mut self, ppu: &Ppu, cart: &Cartridge) {
-        self.sync_each_cycle = self.eager || cart.cpu_mapping_follows_ppu();
+        self.sync_each_cycle = self.eager || cart.cpu_mapping_follows_a12();
         self.sync_cycle = if self.sync_each_cycle {
             0
         } else {
             // Dots from the next one (1: it may happen on the next dot).
-            let bound = ppu
-                .dots_until_event()
-                .min(cart.ppu_dots_until_irq_possible());
+            let bound = ppu.dots_until_event().min(cart.dots_until_irq_possible());
             if bound == u32::MAX {
                 u64::MAX
             } else {

@@ -13,9 +13,11 @@
 //!
 //! The payload is the chips in a fixed order, each serialised field by field (borsh: fixed
 //! width, no padding): CPU, bus (CPU RAM, controllers, open bus, pending DMA and strobe), PPU,
-//! APU, cartridge (bank tables, board registers, PRG RAM, CHR RAM, nametable RAM), then the
-//! console's frame and lag counts and its region (a byte: 0 NTSC, 1 PAL, 2 Dendy; a state
-//! only loads into a console of its region). ROM data is never stored.
+//! APU, cartridge (bank tables, PRG RAM, CHR RAM, nametable RAM, board registers, PPU A12 as
+//! the board saw it), then the console's frame and lag counts and its region (a byte: 0 NTSC,
+//! 1 PAL, 2 Dendy; a state only loads into a console of its region). ROM data is never
+//! stored, nor are the console's settings (its hardware revisions, the cartridge's board
+//! options such as the MMC3 revision): a state loads into the console's own.
 //!
 //! Loading checks everything before changing anything: magic, version, ROM, length and
 //! checksum first, then every chip is decoded into a new value and checked against the
@@ -42,7 +44,7 @@ const MAGIC: [u8; 8] = *b"NESSTATE";
 /// Version of the payload layout. Any change to a serialised chip's fields (they are stored in
 /// declaration order) must bump it: old states are then refused with a clear error instead of
 /// being misread. The state-size test in this module catches most forgotten bumps.
-pub const STATE_FORMAT_VERSION: u32 = 3;
+pub const STATE_FORMAT_VERSION: u32 = 4;
 
 const HEADER_LEN: usize = 44;
 
@@ -721,6 +723,6 @@ pub(crate) mod tests {
         // (Audio off: with audio on, the not-yet-output part of the resampler adds a varying
         // number of bytes.)
         let nes = Nes::from_ines(&busy_rom()).unwrap();
-        assert_eq!(nes.save_state().len(), 145_034, "bump STATE_FORMAT_VERSION");
+        assert_eq!(nes.save_state().len(), 145_035, "bump STATE_FORMAT_VERSION");
     }
 }

@@ -5,11 +5,13 @@
 //! does not have them, and retail AOROM games run without them (NESdev "AxROM"), so they are
 //! modelled only when NES 2.0 submapper 2 declares them.
 
+use super::{CpuWrite, Mapper};
 use crate::header::{Mirroring, RomInfo};
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+/// The board's whole value is its wiring: the latch lives in the bank tables.
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Axrom {
     bus_conflicts: bool,
 }
@@ -24,20 +26,25 @@ impl Axrom {
             bus_conflicts: info.submapper == 2,
         }
     }
+}
 
-    /// What the header fixed: whether the board has bus conflicts.
-    pub fn wiring(&self) -> bool {
-        self.bus_conflicts
+impl Mapper for Axrom {
+    fn name(&self, info: &RomInfo) -> &'static str {
+        if info.prg_rom_len > 128 * 1024 {
+            "AOROM"
+        } else {
+            "ANROM"
+        }
     }
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
-        if addr < 0x8000 {
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        if write.addr < 0x8000 {
             return;
         }
         let value = if self.bus_conflicts {
-            super::with_bus_conflict(mem, addr, value)
+            super::with_bus_conflict(mem, write.addr, write.value)
         } else {
-            value
+            write.value
         };
         mem.map_prg_32k(usize::from(value & 0x07));
         mem.set_mirroring(if value & 0x10 != 0 {
@@ -63,15 +70,19 @@ mod tests {
         assert_eq!(prg_bank_at(&c, 0x8000), 20);
         assert_eq!(prg_bank_at(&c, 0xE000), 23);
         assert_eq!(nametable_layout(&c), [1; 4]);
-        c.ppu_write(0x2000, 0x42);
+        c.ppu_write(0x2000, 0x42, || 0);
         assert_eq!(
-            c.ppu_read(0x2C00),
+            c.ppu_read(0x2C00, || 0),
             0x42,
             "one screen: all four nametables are one page"
         );
         c.cpu_write(0x8000, 0x07, 2);
         assert_eq!(nametable_layout(&c), [0; 4]);
-        assert_ne!(c.ppu_read(0x2000), 0x42, "lower page is a different 1 KiB");
+        assert_ne!(
+            c.ppu_read(0x2000, || 0),
+            0x42,
+            "lower page is a different 1 KiB"
+        );
         assert_eq!(prg_bank_at(&c, 0x8000), 28);
     }
 

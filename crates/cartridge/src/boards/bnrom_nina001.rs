@@ -9,6 +9,7 @@
 //! NESdev's practice: NES 2.0 submapper 1 is NINA-001 and 2 is BNROM; without a submapper, CHR
 //! ROM larger than 8 KiB means NINA-001.
 
+use super::{CpuWrite, Mapper, StateCheck};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
@@ -21,7 +22,7 @@ pub(crate) fn is_nina001(info: &RomInfo) -> bool {
     }
 }
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Bnrom;
 
 impl Bnrom {
@@ -31,17 +32,23 @@ impl Bnrom {
         mem.map_chr_8k(0);
         Bnrom
     }
+}
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
-        if addr < 0x8000 {
+impl Mapper for Bnrom {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "BNROM"
+    }
+
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        if write.addr < 0x8000 {
             return;
         }
-        let value = super::with_bus_conflict(mem, addr, value);
+        let value = super::with_bus_conflict(mem, write.addr, write.value);
         mem.map_prg_32k(usize::from(value));
     }
 }
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Nina001;
 
 impl Nina001 {
@@ -53,13 +60,45 @@ impl Nina001 {
         Nina001
     }
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
+    /// Writes `value` to register `addr` ($7FFD-$7FFF) in `mem`'s tables.
+    fn write_register(mem: &mut Memory, addr: u16, value: u8) {
         match addr {
             0x7FFD => mem.map_prg_32k(usize::from(value & 0x01)),
             0x7FFE => mem.map_chr_4k(0, usize::from(value & 0x0F)),
             0x7FFF => mem.map_chr_4k(1, usize::from(value & 0x0F)),
             _ => {}
         }
+    }
+}
+
+impl Mapper for Nina001 {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "NINA-001"
+    }
+
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        Nina001::write_register(mem, write.addr, write.value);
+    }
+
+    /// Three registers select separate windows, and they live in the tables: the tables must
+    /// be the power-on ones or what some values of the three give.
+    fn validate_state(self, _fresh: Nina001, mut check: StateCheck<'_>) -> Result<Nina001, String> {
+        let mut reachable = check.reached();
+        'search: for prg in 0..2 {
+            Nina001::write_register(&mut check.scratch, 0x7FFD, prg);
+            for chr_low in 0..16 {
+                Nina001::write_register(&mut check.scratch, 0x7FFE, chr_low);
+                for chr_high in 0..16 {
+                    Nina001::write_register(&mut check.scratch, 0x7FFF, chr_high);
+                    if reachable || check.reached() {
+                        reachable = true;
+                        break 'search;
+                    }
+                }
+            }
+        }
+        check.selectable(reachable)?;
+        Ok(self)
     }
 }
 

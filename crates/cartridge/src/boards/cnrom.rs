@@ -1,11 +1,13 @@
 //! CNROM (mapper 3): fixed 16/32 KiB PRG, an 8 KiB CHR ROM bank chosen by any write to
 //! $8000-$FFFF, fixed mirroring. Bus conflicts unless NES 2.0 submapper 1 says otherwise.
 
+use super::{CpuWrite, Mapper};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+/// The board's whole value is its wiring: the bank register lives in the bank tables.
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Cnrom {
     bus_conflicts: bool,
 }
@@ -19,20 +21,21 @@ impl Cnrom {
             bus_conflicts: info.submapper != 1,
         }
     }
+}
 
-    /// What the header fixed: whether the board has bus conflicts.
-    pub fn wiring(&self) -> bool {
-        self.bus_conflicts
+impl Mapper for Cnrom {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "CNROM"
     }
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
-        if addr < 0x8000 {
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        if write.addr < 0x8000 {
             return;
         }
         let value = if self.bus_conflicts {
-            super::with_bus_conflict(mem, addr, value)
+            super::with_bus_conflict(mem, write.addr, write.value)
         } else {
-            value
+            write.value
         };
         mem.map_chr_8k(usize::from(value));
     }

@@ -1,11 +1,12 @@
 //! Color Dreams (mapper 11): one register at $8000-$FFFF, bits 0-1 = 32 KiB PRG bank, bits
 //! 4-7 = 8 KiB CHR ROM bank; fixed mirroring. The latch is subject to bus conflicts.
 
+use super::{CpuWrite, Mapper};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct ColorDreams;
 
 impl ColorDreams {
@@ -15,12 +16,18 @@ impl ColorDreams {
         mem.map_chr_8k(0);
         ColorDreams
     }
+}
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
-        if addr < 0x8000 {
+impl Mapper for ColorDreams {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "COLOR DREAMS"
+    }
+
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        if write.addr < 0x8000 {
             return;
         }
-        let value = super::with_bus_conflict(mem, addr, value);
+        let value = super::with_bus_conflict(mem, write.addr, write.value);
         mem.map_prg_32k(usize::from(value & 0x03));
         mem.map_chr_8k(usize::from(value >> 4));
     }

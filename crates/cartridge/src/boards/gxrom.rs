@@ -1,11 +1,12 @@
 //! GxROM (mapper 66): one register at $8000-$FFFF, bits 4-5 = 32 KiB PRG bank, bits 0-1 = 8 KiB
 //! CHR ROM bank; fixed mirroring. The latch is subject to bus conflicts.
 
+use super::{CpuWrite, Mapper};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Gxrom;
 
 impl Gxrom {
@@ -15,12 +16,18 @@ impl Gxrom {
         mem.map_chr_8k(0);
         Gxrom
     }
+}
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
-        if addr < 0x8000 {
+impl Mapper for Gxrom {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "GNROM"
+    }
+
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        if write.addr < 0x8000 {
             return;
         }
-        let value = super::with_bus_conflict(mem, addr, value);
+        let value = super::with_bus_conflict(mem, write.addr, write.value);
         mem.map_prg_32k(usize::from((value >> 4) & 0x03));
         mem.map_chr_8k(usize::from(value & 0x03));
     }

@@ -21,12 +21,13 @@
 //! last cycle waits for the next one's poll. `tests/mmc3_irq.rs` checks every link against a
 //! model of these documents over thousands of IRQs on every CPU/PPU phase.
 
+use super::{A12Edge, BoardOptions, CpuWrite, Mapper, StateCheck};
 use crate::header::{Mirroring, RomFormat, RomInfo};
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Which MMC3 behaviour the IRQ counter follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Mmc3Revision {
     /// MMC3A ("alternate"): no IRQ when a counter that was 0 reloads with 0.
     A,
@@ -62,7 +63,7 @@ const A12_LOW_MIN_CPU_CYCLES: u64 = 4;
 /// 8 KiB PRG banks the chip's six bank outputs reach: 512 KiB.
 const MMC3_PRG_BANKS: usize = 64;
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Mmc3 {
     bank_select: u8,
     registers: [u8; 8],
@@ -74,14 +75,14 @@ pub(crate) struct Mmc3 {
     irq_reload: bool,
     irq_enabled: bool,
     irq_pending: bool,
+    /// A board option ([`BoardOptions::mmc3`]): a setting of the console, not state, so a
+    /// state neither stores it nor changes it.
+    #[borsh(skip)]
     revision: Mmc3Revision,
-    a12_high: bool,
-    /// The CPU cycle on which A12 last went low.
-    a12_low_since: u64,
 }
 
 impl Mmc3 {
-    pub fn new(info: &RomInfo, mem: &mut Memory) -> Mmc3 {
+    pub fn new(info: &RomInfo, options: &BoardOptions, mem: &mut Memory) -> Mmc3 {
         let mmc3 = Mmc3 {
             bank_select: 0,
             // Power-on bank contents are undefined; this choice shows distinct banks.
@@ -95,9 +96,10 @@ impl Mmc3 {
             irq_reload: false,
             irq_enabled: false,
             irq_pending: false,
-            revision: Mmc3Revision::for_submapper(info),
-            a12_high: false,
-            a12_low_since: 0,
+            // An explicit option wins over the header's.
+            revision: options
+                .mmc3
+                .unwrap_or_else(|| Mmc3Revision::for_submapper(info)),
         };
         mmc3.apply(mem);
         mmc3
@@ -110,31 +112,7 @@ impl Mmc3 {
         self.apply_mirroring_and_ram(mem);
     }
 
-    /// Checks an MMC3 decoded from a save state against `fresh`, the one this cartridge
-    /// powers on with: the four-screen wiring is the same (every register value is valid:
-    /// bank numbers wrap at the chip sizes).
-    pub fn validate_state(&self, fresh: &Mmc3) -> Result<(), String> {
-        if self.four_screen == fresh.four_screen {
-            Ok(())
-        } else {
-            Err("the MMC3 board's four-screen wiring does not match this cartridge's".to_string())
-        }
-    }
-
-    pub fn revision(&self) -> Mmc3Revision {
-        self.revision
-    }
-
-    pub fn set_revision(&mut self, revision: Mmc3Revision) {
-        self.revision = revision;
-    }
-
-    #[inline]
-    pub fn irq_line(&self) -> bool {
-        self.irq_pending
-    }
-
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
+    fn write_register(&mut self, mem: &mut Memory, addr: u16, value: u8) {
         match addr & 0xE001 {
             0x8000 => {
                 self.bank_select = value;
@@ -170,51 +148,6 @@ impl Mmc3 {
             0xE001 => self.irq_enabled = true,
             _ => {}
         }
-    }
-
-    /// The PPU drove `addr` during CPU cycle `cpu_cycle`: a rise of A12 after a long enough
-    /// low period clocks the counter.
-    #[inline]
-    pub fn observe_ppu_address(&mut self, addr: u16, cpu_cycle: u64) {
-        let high = addr & 0x1000 != 0;
-        if high == self.a12_high {
-            return;
-        }
-        self.a12_high = high;
-        if !high {
-            self.a12_low_since = cpu_cycle;
-            return;
-        }
-        if cpu_cycle.wrapping_sub(self.a12_low_since) >= A12_LOW_MIN_CPU_CYCLES {
-            self.clock_counter();
-        }
-    }
-
-    /// A lower bound on the PPU dots before this board's IRQ output can rise, counted from the
-    /// next dot (1 = it may rise on that dot), if the PPU keeps running without the CPU
-    /// touching the board or the PPU registers; `u32::MAX` when it cannot rise at all. The
-    /// console may run the PPU lazily up to this many dots and still see the IRQ in time.
-    ///
-    /// The IRQ rises only on a counter clock, and clocks are A12 rises that follow at least
-    /// `A12_LOW_MIN_CPU_CYCLES` M2 cycles of A12 low: two counted rises are at least that
-    /// many cycles apart, i.e. at least `3 * A12_LOW_MIN_CPU_CYCLES - 2` dots (the first on
-    /// its cycle's last dot, the next on its cycle's first). The first clock may come on the
-    /// very next dot. Whatever drives A12 (fetches, `$2006`, `$2007`), the filter holds.
-    pub fn dots_until_irq_possible(&self) -> u32 {
-        if self.irq_pending || !self.irq_enabled {
-            // Already asserted (only a CPU write clears it), or no clock can raise it.
-            return u32::MAX;
-        }
-        // Clocks until the counter becomes 0 (with a reload first when it is 0 or a
-        // reload is requested). MMC3A fires no earlier than MMC3B, so MMC3B's count is a
-        // bound for both.
-        let clocks = if self.irq_counter == 0 || self.irq_reload {
-            1 + u32::from(self.irq_latch)
-        } else {
-            u32::from(self.irq_counter)
-        };
-        const MIN_DOTS_BETWEEN_CLOCKS: u32 = 3 * A12_LOW_MIN_CPU_CYCLES as u32 - 2;
-        1 + (clocks - 1) * MIN_DOTS_BETWEEN_CLOCKS
     }
 
     fn clock_counter(&mut self) {
@@ -285,11 +218,97 @@ impl Mmc3 {
     }
 }
 
+impl Mapper for Mmc3 {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "TxROM"
+    }
+
+    #[inline]
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        self.write_register(mem, write.addr, write.value);
+    }
+
+    fn watches_a12(&self) -> bool {
+        true
+    }
+
+    /// A rise of A12 after a long enough low period clocks the counter.
+    #[inline]
+    fn ppu_a12_changed(&mut self, _mem: &mut Memory, edge: A12Edge) {
+        if edge.rises_after_low(A12_LOW_MIN_CPU_CYCLES) {
+            self.clock_counter();
+        }
+    }
+
+    #[inline]
+    fn irq_line(&self) -> bool {
+        self.irq_pending
+    }
+
+    /// The IRQ rises only on a counter clock, and clocks are A12 rises that follow at least
+    /// `A12_LOW_MIN_CPU_CYCLES` M2 cycles of A12 low: two counted rises are at least that
+    /// many cycles apart, i.e. at least `3 * A12_LOW_MIN_CPU_CYCLES - 2` dots (the first on
+    /// its cycle's last dot, the next on its cycle's first). The first clock may come on the
+    /// very next dot. Whatever drives A12 (fetches, `$2006`, `$2007`), the filter holds.
+    #[inline]
+    fn dots_until_irq_possible(&self) -> u32 {
+        if self.irq_pending || !self.irq_enabled {
+            // Already asserted (only a CPU write clears it), or no clock can raise it.
+            return u32::MAX;
+        }
+        // Clocks until the counter becomes 0 (with a reload first when it is 0 or a
+        // reload is requested). MMC3A fires no earlier than MMC3B, so MMC3B's count is a
+        // bound for both.
+        let clocks = if self.irq_counter == 0 || self.irq_reload {
+            1 + u32::from(self.irq_latch)
+        } else {
+            u32::from(self.irq_counter)
+        };
+        const MIN_DOTS_BETWEEN_CLOCKS: u32 = 3 * A12_LOW_MIN_CPU_CYCLES as u32 - 2;
+        1 + (clocks - 1) * MIN_DOTS_BETWEEN_CLOCKS
+    }
+
+    /// Every register value is valid (bank numbers wrap at the chip sizes), so the wiring must
+    /// be this cartridge's and the tables what the registers give. The revision is this
+    /// cartridge's (a setting, see [`BoardOptions`]).
+    fn validate_state(self, fresh: Mmc3, mut check: StateCheck<'_>) -> Result<Mmc3, String> {
+        if self.four_screen != fresh.four_screen {
+            return Err(
+                "the MMC3 board's four-screen wiring does not match this cartridge's".to_string(),
+            );
+        }
+        let loaded = Mmc3 {
+            revision: fresh.revision,
+            ..self
+        };
+        loaded.apply(&mut check.scratch);
+        check.registers_give_tables()?;
+        Ok(loaded)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Mmc3Revision;
-    use crate::boards::tests::{cart, chr_bank_at, nametable_layout, prg_bank_at};
-    use crate::Cartridge;
+    use crate::boards::tests::{cart, chr_bank_at, image, nametable_layout, prg_bank_at};
+    use crate::boards::Board;
+    use crate::{BoardOptions, Cartridge};
+
+    /// An MMC3 board (128 KiB PRG and CHR ROM) of revision `revision`.
+    fn revision_cart(revision: Mmc3Revision) -> Cartridge {
+        let options = BoardOptions {
+            mmc3: Some(revision),
+        };
+        Cartridge::from_ines_with(&image(4, 0, 8, 16), options).unwrap()
+    }
+
+    /// The revision of `c`'s MMC3.
+    fn revision_of(c: &Cartridge) -> Mmc3Revision {
+        match &c.board {
+            Board::Mmc3(mmc3) => mmc3.revision,
+            other => panic!("not an MMC3: {other:?}"),
+        }
+    }
 
     fn select(c: &mut Cartridge, register: u8, value: u8, mode: u8) {
         c.cpu_write(0x8000, register | mode, 0);
@@ -299,11 +318,9 @@ mod tests {
     /// One A12 rise after a long low period, as a scanline with background at $0000 and sprites
     /// at $1000 produces; `cycle` advances like the CPU clock.
     fn scanline(c: &mut Cartridge, cycle: &mut u64) {
-        c.set_cpu_cycle(*cycle);
-        c.ppu_read(0x0FF0);
+        c.ppu_read(0x0FF0, || *cycle);
         *cycle += 85;
-        c.set_cpu_cycle(*cycle);
-        c.ppu_read(0x1000);
+        c.ppu_read(0x1000, || *cycle);
         *cycle += 29;
     }
 
@@ -343,13 +360,36 @@ mod tests {
     }
 
     #[test]
-    fn nes2_submapper_4_is_the_mmc3a() {
+    fn nes2_submapper_4_is_the_mmc3a_unless_an_option_says_otherwise() {
         use crate::boards::tests::image_nes2;
-        let revision =
-            |submapper| Cartridge::from_ines(&image_nes2(4, submapper, 0, 8, 8, 7, 0)).unwrap();
-        assert_eq!(revision(4).mmc3_revision(), Some(Mmc3Revision::A));
-        assert_eq!(revision(0).mmc3_revision(), Some(Mmc3Revision::B));
-        assert_eq!(cart(4, 0, 8, 8).mmc3_revision(), Some(Mmc3Revision::B));
+        let revision = |submapper, mmc3| {
+            let image = image_nes2(4, submapper, 0, 8, 8, 7, 0);
+            let mut c = Cartridge::from_ines_with(&image, BoardOptions { mmc3 }).unwrap();
+            let before = revision_of(&c);
+            c.power_cycle();
+            assert_eq!(revision_of(&c), before, "a power cycle keeps the revision");
+            before
+        };
+        assert_eq!(revision(4, None), Mmc3Revision::A);
+        assert_eq!(revision(0, None), Mmc3Revision::B);
+        assert_eq!(revision(4, Some(Mmc3Revision::B)), Mmc3Revision::B);
+        assert_eq!(revision(0, Some(Mmc3Revision::A)), Mmc3Revision::A);
+        assert_eq!(revision_of(&cart(4, 0, 8, 8)), Mmc3Revision::B);
+    }
+
+    #[test]
+    fn a_state_keeps_the_loading_cartridges_revision() {
+        let mut a = revision_cart(Mmc3Revision::A);
+        a.cpu_write(0xC000, 0, 0);
+        let mut state = Vec::new();
+        a.save_state(&mut state).unwrap();
+        let mut b = revision_cart(Mmc3Revision::B);
+        let loaded = b.read_state(&mut &state[..]).unwrap();
+        b.restore_state(loaded);
+        assert_eq!(revision_of(&b), Mmc3Revision::B);
+        let mut again = Vec::new();
+        b.save_state(&mut again).unwrap();
+        assert_eq!(again, state, "the revision is no part of the state");
     }
 
     #[test]
@@ -399,23 +439,21 @@ mod tests {
     fn irq_never_rises_before_the_predicted_dot() {
         for revision in [Mmc3Revision::A, Mmc3Revision::B] {
             for latch in [0u8, 1, 2, 7] {
-                let mut c = cart(4, 0, 8, 16);
-                c.set_mmc3_revision(revision);
+                let mut c = revision_cart(revision);
                 c.cpu_write(0xC000, latch, 0);
                 c.cpu_write(0xC001, 0, 0);
                 c.cpu_write(0xE001, 0, 0);
                 let mut high = false;
                 let mut low_since = 0u64;
-                let mut earliest = c.ppu_dots_until_irq_possible();
+                let mut earliest = c.dots_until_irq_possible();
                 let mut fires = 0;
                 for dot in 0..3_000u64 {
                     let cycle = dot / 3;
-                    c.set_cpu_cycle(cycle);
                     if high {
-                        c.ppu_read(0x0000);
+                        c.ppu_read(0x0000, || cycle);
                         low_since = cycle;
                     } else if cycle - low_since >= super::A12_LOW_MIN_CPU_CYCLES {
-                        c.ppu_read(0x1000);
+                        c.ppu_read(0x1000, || cycle);
                     }
                     high = !high && cycle - low_since >= super::A12_LOW_MIN_CPU_CYCLES;
                     // `earliest` counts this dot as 1.
@@ -433,7 +471,7 @@ mod tests {
                     } else {
                         earliest.saturating_sub(1).max(1)
                     };
-                    earliest = earliest.min(c.ppu_dots_until_irq_possible());
+                    earliest = earliest.min(c.dots_until_irq_possible());
                     assert!(earliest >= 1);
                 }
                 // (MMC3A with latch 0 fires once, on the requested reload.)
@@ -445,13 +483,13 @@ mod tests {
     #[test]
     fn disabled_or_pending_irq_leaves_the_ppu_free_to_run() {
         let mut c = cart(4, 0, 8, 16);
-        assert_eq!(c.ppu_dots_until_irq_possible(), u32::MAX, "disabled");
+        assert_eq!(c.dots_until_irq_possible(), u32::MAX, "disabled");
         c.cpu_write(0xC000, 5, 0);
         c.cpu_write(0xC001, 0, 0);
         c.cpu_write(0xE001, 0, 0);
         // Reload to 5, then five clocks: the first may come on the next dot, the rest at
         // least 10 dots apart.
-        assert_eq!(c.ppu_dots_until_irq_possible(), 1 + 5 * 10);
+        assert_eq!(c.dots_until_irq_possible(), 1 + 5 * 10);
     }
 
     #[test]
@@ -471,11 +509,9 @@ mod tests {
         assert!(!c.irq_line(), "$E000 acknowledges");
         // Short low pulses (sprite fetch gaps, under 3 CPU cycles) do not clock the counter.
         for _ in 0..8 {
-            c.set_cpu_cycle(cycle);
-            c.ppu_read(0x2000);
+            c.ppu_read(0x2000, || cycle);
             cycle += 1;
-            c.set_cpu_cycle(cycle);
-            c.ppu_read(0x1000);
+            c.ppu_read(0x1000, || cycle);
             cycle += 1;
         }
         c.cpu_write(0xE001, 0, 0);
@@ -493,19 +529,16 @@ mod tests {
         c.cpu_write(0xC000, 0, 0);
         c.cpu_write(0xC001, 0, 0);
         c.cpu_write(0xE001, 0, 0);
-        c.set_cpu_cycle(cycle);
-        c.ppu_address_changed(0x0000);
+        c.ppu_address_changed(0x0000, || cycle);
         cycle += 8;
-        c.set_cpu_cycle(cycle);
-        c.ppu_address_changed(0x1000);
+        c.ppu_address_changed(0x1000, || cycle);
         assert!(c.irq_line());
     }
 
     #[test]
     fn revision_a_and_b_with_latch_zero() {
         for (revision, irq_on_second_clock) in [(Mmc3Revision::B, true), (Mmc3Revision::A, false)] {
-            let mut c = cart(4, 0, 8, 16);
-            c.set_mmc3_revision(revision);
+            let mut c = revision_cart(revision);
             let mut cycle = 0;
             c.cpu_write(0xC000, 0, 0);
             c.cpu_write(0xC001, 0, 0);
@@ -531,14 +564,12 @@ mod tests {
         let mut c = cart(4, 0, 8, 16);
         c.cpu_write(0xC000, 0, 0);
         c.cpu_write(0xE001, 0, 0);
-        c.ppu_read(0x1000); // A12 starts high (that first rise clocks: counter 0 -> reload 0)
+        c.ppu_read(0x1000, || 0); // A12 starts high (that first rise clocks: counter 0 -> reload 0)
         c.cpu_write(0xE000, 0, 0);
         c.cpu_write(0xE001, 0, 0);
         let pulse = |c: &mut Cartridge, start: u64, low_cycles: u64| {
-            c.set_cpu_cycle(start);
-            c.ppu_read(0x2000);
-            c.set_cpu_cycle(start + low_cycles);
-            c.ppu_read(0x1000);
+            c.ppu_read(0x2000, || start);
+            c.ppu_read(0x1000, || start + low_cycles);
         };
         pulse(&mut c, 100, 3);
         assert!(!c.irq_line(), "3 CPU cycles low: filtered");
@@ -561,7 +592,6 @@ mod tests {
     #[test]
     fn wiring_and_registers_that_disagree_with_the_tables_are_refused() {
         use crate::boards::tests::reload_edited;
-        use crate::boards::Board;
         let mut c = cart(4, 0, 8, 8);
         c.cpu_write(0x8000, 0x46, 0);
         c.cpu_write(0x8001, 0x03, 0);

@@ -1,13 +1,20 @@
 //! NROM (mapper 0): 16 or 32 KiB PRG ROM (16 KiB repeats at $C000), 8 KiB CHR ROM or RAM,
 //! mirroring fixed by solder pads. No registers.
 
+use super::Mapper;
 use crate::error::CartridgeError;
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Nrom;
+
+impl Mapper for Nrom {
+    fn name(&self, _info: &RomInfo) -> &'static str {
+        "NROM"
+    }
+}
 
 impl Nrom {
     pub fn new(info: &RomInfo, mem: &mut Memory) -> Result<Nrom, CartridgeError> {
@@ -55,12 +62,12 @@ mod tests {
             Some(prg_tag(0, 0)),
             "ROM ignores writes"
         );
-        c.ppu_write(0x1234, 0x99);
-        assert_eq!(c.ppu_read(0x1234), 0x99, "CHR RAM is writable");
+        c.ppu_write(0x1234, 0x99, || 0);
+        assert_eq!(c.ppu_read(0x1234, || 0), 0x99, "CHR RAM is writable");
         // Vertical mirroring: $2000 = $2800, $2400 = $2C00.
-        c.ppu_write(0x2005, 1);
-        c.ppu_write(0x2405, 2);
-        assert_eq!((c.ppu_read(0x2805), c.ppu_read(0x2C05)), (1, 2));
+        c.ppu_write(0x2005, 1, || 0);
+        c.ppu_write(0x2405, 2, || 0);
+        assert_eq!((c.ppu_read(0x2805, || 0), c.ppu_read(0x2C05, || 0)), (1, 2));
 
         let mut c = cart(0, 0x00, 2, 1);
         assert_eq!(
@@ -68,13 +75,13 @@ mod tests {
             Some(prg_tag(2, 0)),
             "32 KiB: second half at $C000"
         );
-        let before = c.ppu_read(0x0010);
-        c.ppu_write(0x0010, before ^ 0xFF);
-        assert_eq!(c.ppu_read(0x0010), before, "CHR ROM is read-only");
+        let before = c.ppu_read(0x0010, || 0);
+        c.ppu_write(0x0010, before ^ 0xFF, || 0);
+        assert_eq!(c.ppu_read(0x0010, || 0), before, "CHR ROM is read-only");
         // Horizontal mirroring: $2000 = $2400.
-        c.ppu_write(0x2001, 5);
-        assert_eq!(c.ppu_read(0x2401), 5);
-        assert_ne!(c.ppu_read(0x2801), 5);
+        c.ppu_write(0x2001, 5, || 0);
+        assert_eq!(c.ppu_read(0x2401, || 0), 5);
+        assert_ne!(c.ppu_read(0x2801, || 0), 5);
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! Bus conflicts: UNROM/UOROM drive the latch while the ROM is enabled, so the value stored is
 //! the written value AND the ROM byte. NES 2.0 submapper 1 declares a board without them.
 
+use super::{CpuWrite, Mapper};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
 
-#[derive(Debug, Clone, BorshSerialize, BorshDeserialize)]
+/// The board's whole value is its wiring: the bank register lives in the bank tables.
+#[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
 pub(crate) struct Uxrom {
     bus_conflicts: bool,
 }
@@ -24,20 +26,25 @@ impl Uxrom {
             bus_conflicts: info.submapper != 1,
         }
     }
+}
 
-    /// What the header fixed: whether the board has bus conflicts.
-    pub fn wiring(&self) -> bool {
-        self.bus_conflicts
+impl Mapper for Uxrom {
+    fn name(&self, info: &RomInfo) -> &'static str {
+        if info.prg_rom_len > 128 * 1024 {
+            "UOROM"
+        } else {
+            "UNROM"
+        }
     }
 
-    pub fn cpu_write(&mut self, mem: &mut Memory, addr: u16, value: u8) {
-        if addr < 0x8000 {
+    fn cpu_write(&mut self, mem: &mut Memory, write: CpuWrite) {
+        if write.addr < 0x8000 {
             return;
         }
         let value = if self.bus_conflicts {
-            super::with_bus_conflict(mem, addr, value)
+            super::with_bus_conflict(mem, write.addr, write.value)
         } else {
-            value
+            write.value
         };
         mem.map_prg_16k(0, usize::from(value));
     }
@@ -60,8 +67,8 @@ mod tests {
         c.cpu_write(addr, 0x03 & prg_tag(14, 0xFF), 1);
         assert_eq!(prg_bank_at(&c, 0x8000), 2 * (0x03 & 0x29) as usize);
         assert_eq!(prg_bank_at(&c, 0xC000), 14, "last bank stays fixed");
-        c.ppu_write(0x0100, 0xAB);
-        assert_eq!(c.ppu_read(0x0100), 0xAB);
+        c.ppu_write(0x0100, 0xAB, || 0);
+        assert_eq!(c.ppu_read(0x0100, || 0), 0xAB);
     }
 
     #[test]

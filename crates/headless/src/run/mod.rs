@@ -19,7 +19,6 @@ use crate::hardware::HardwareArgs;
 use crate::power_on::PowerOnArgs;
 use crate::{hex, limits, load_rom, Error};
 pub use input::InputSource;
-pub use recording::rom_md5;
 use sinks::{FrameDone, RunEnd, RunSink};
 
 /// Where `nes run` takes controller input from, and where it records it.
@@ -144,10 +143,10 @@ pub fn run(
             hardware.region = Some(Region::Pal);
         }
     }
-    let (mut nes, image) = load_rom(rom, first_power_on, &hardware)?;
+    let mut nes = load_rom(rom, first_power_on, &hardware)?;
     // Power commands after the start fill RAM as configured (as FCEUX's do).
     nes.set_power_on_ram(configured.ram);
-    let md5 = rom_md5(&nes, &image);
+    let md5 = nes.rom_info().prg_chr_md5;
     let capture_frames = output.capture.as_ref().map_or(&[][..], |list| &list.0[..]);
     let last_capture = capture_frames.last().copied().unwrap_or(0);
     // Without --frames a script decides when the run ends, as it does in FCEUX (a logging
@@ -194,7 +193,13 @@ pub fn run(
         .as_deref()
         .map(sinks::RamLog::create)
         .transpose()?;
-    let mut host = script::start(lua, rom, &image, output.save_dir.as_deref(), &palette)?;
+    let mut host = script::start(
+        lua,
+        rom,
+        nes.rom_info(),
+        output.save_dir.as_deref(),
+        &palette,
+    )?;
     // Scripts run with their own folder as the working directory (FCEUX does so); paths the
     // run itself uses during the loop are made absolute first.
     let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());

@@ -3,22 +3,11 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use md5::{Digest, Md5};
-use nes::{Nes, PowerOnRam};
+use nes::PowerOnRam;
 use nes_movie::fm2::{Movie, MovieFrame, MovieHeader};
-use sha1::Sha1;
+use sha1::{Digest, Sha1};
 
 use crate::hex;
-
-/// The ROM's MD5 as FCEUX computes it for `romChecksum`: over PRG ROM then CHR ROM, the
-/// iNES header and any trainer excluded.
-pub fn rom_md5(nes: &Nes, image: &[u8]) -> [u8; 16] {
-    let info = nes.rom_info();
-    let start = 16 + if info.trainer { 512 } else { 0 };
-    let end = start + info.prg_rom_len + info.chr_rom_len;
-    let data = image.get(start..end.min(image.len())).unwrap_or_default();
-    Md5::digest(data).into()
-}
 
 /// A fresh FM2 `guid` (8-4-4-4-12 hex digits), derived from the ROM hash, the time and the
 /// process id so two recordings never share one.

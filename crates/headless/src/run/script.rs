@@ -13,7 +13,7 @@ use crate::Error;
 pub fn start(
     lua: &RunLua,
     rom: &Path,
-    image: &[u8],
+    rom_info: &nes::RomInfo,
     save_dir: Option<&Path>,
     palette: &Palette,
 ) -> Result<Option<LuaHost>, Error> {
@@ -30,7 +30,7 @@ pub fn start(
             .file_stem()
             .map(|stem| stem.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        rom_image: image.to_vec(),
+        rom: rom_info.clone(),
         arg: lua.lua_arg.clone(),
         palette: palette.clone(),
     };

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use md5::{Digest, Md5};
-use nes::{Cartridge, CartridgeError, Nes, Palette};
+use nes::{CartridgeError, Nes, Palette};
 use nes_movie::input_schedule::{InputSchedule, ScheduledPress};
 use serde::{Deserialize, Serialize};
 
@@ -83,12 +82,15 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
             return finish(record);
         }
     };
-    record.md5 = Some(hex(&Md5::digest(&bytes)));
+    // The file's hash, for a record of a ROM that does not get to load (a cartridge has it
+    // in its identity).
+    let file_md5 = || Some(hex(&nes::file_md5(&bytes)));
     let mut schedule = InputSchedule::new();
     for text in &job.presses {
         match ScheduledPress::parse(text) {
             Ok(press) => schedule.push(press),
             Err(error) => {
+                record.md5 = file_md5();
                 record.verdict = Verdict::LoadError;
                 record.detail = format!("input entry `{text}`: {error}");
                 return finish(record);
@@ -98,14 +100,16 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
     let hardware = match settings.hardware.choice() {
         Ok(hardware) => hardware,
         Err(error) => {
+            record.md5 = file_md5();
             record.verdict = Verdict::LoadError;
             record.detail = error;
             return finish(record);
         }
     };
-    let mut nes = match Cartridge::from_ines(&bytes) {
+    let mut nes = match hardware.cartridge(&bytes) {
         Ok(cart) => hardware.power_on(cart, settings.power_on.into()),
         Err(error) => {
+            record.md5 = file_md5();
             // The header was read: say which board is missing.
             if let CartridgeError::UnsupportedMapper { mapper, submapper } = error {
                 record.mapper = Some(mapper);
@@ -117,6 +121,7 @@ pub fn run_rom(job: &RomJob, settings: &RunSettings, palette: &Palette) -> RomRe
         }
     };
     let info = nes.rom_info();
+    record.md5 = Some(hex(&info.file_md5));
     record.mapper = Some(info.mapper);
     record.submapper = Some(info.submapper);
     record.board = Some(info.board_name.to_owned());

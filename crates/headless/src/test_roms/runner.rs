@@ -130,7 +130,7 @@ fn run_entry_on<M: Machine>(
         Ok(hardware) => hardware,
         Err(detail) => return RomOutcome::failed(entry, detail),
     };
-    let run = catch_unwind(AssertUnwindSafe(|| match Cartridge::from_ines(&bytes) {
+    let run = catch_unwind(AssertUnwindSafe(|| match hardware.cartridge(&bytes) {
         Ok(cart) => run_protocol(&mut power_on(cart, &hardware), entry, &assets),
         Err(error) => RomOutcome::failed(entry, format!("load error: {error}")),
     }));
