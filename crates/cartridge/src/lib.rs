@@ -48,6 +48,7 @@ pub use header::{file_md5, ines_image, HeaderTiming, Mirroring, RomFormat, RomIn
 use std::io::{self, Read, Write};
 
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 use boards::{A12Filter, Board, CpuWrite, Mapper};
 use memory::{Memory, MemoryState, Region};
@@ -319,20 +320,19 @@ impl Cartridge {
 
     /// Reads a state written by [`Cartridge::save_state`] for this same ROM. Nothing changes
     /// until [`Cartridge::restore_state`], so a bad state leaves the cartridge untouched.
-    pub fn read_state<R: Read>(&self, reader: &mut R) -> io::Result<CartridgeState> {
-        let memory = self.mem.read_state(reader)?;
-        let board = Board::deserialize_reader(reader)?;
+    pub fn read_state<R: Read>(&self, reader: &mut R) -> Result<CartridgeState, InvalidState> {
+        let undecodable = |error: io::Error| InvalidState::impossible(error.to_string());
+        let memory = self.mem.read_state(reader).map_err(undecodable)?;
+        let board = Board::deserialize_reader(reader).map_err(undecodable)?;
         // Any level and fall time is one A12 can have (its timing counts wrap).
-        let a12 = A12Filter::deserialize_reader(reader)?;
-        let board = board
-            .validate_loaded(
-                &self.info,
-                &self.options,
-                &self.mem,
-                &memory.tables,
-                a12.is_high(),
-            )
-            .map_err(|message| io::Error::new(io::ErrorKind::InvalidData, message))?;
+        let a12 = A12Filter::deserialize_reader(reader).map_err(undecodable)?;
+        let board = board.validate_loaded(
+            &self.info,
+            &self.options,
+            &self.mem,
+            &memory.tables,
+            a12.is_high(),
+        )?;
         Ok(CartridgeState { memory, board, a12 })
     }
 

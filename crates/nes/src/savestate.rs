@@ -166,7 +166,7 @@ impl Nes {
         let bus = BusState::deserialize_reader(&mut reader).map_err(malformed)?;
         let mut ppu = Ppu::deserialize_reader(&mut reader).map_err(malformed)?;
         let mut apu = Apu::deserialize_reader(&mut reader).map_err(malformed)?;
-        let cart = self.board.cart.read_state(&mut reader).map_err(malformed)?;
+        let cart = self.board.cart.read_state(&mut reader)?;
         let frame_count_offset = u64::deserialize_reader(&mut reader).map_err(malformed)?;
         let lag_count = u64::deserialize_reader(&mut reader).map_err(malformed)?;
         let region_code = u8::deserialize_reader(&mut reader).map_err(malformed)?;

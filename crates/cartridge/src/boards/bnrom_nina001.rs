@@ -13,6 +13,7 @@ use super::{CpuWrite, Mapper, StateCheck};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 pub(crate) fn is_nina001(info: &RomInfo) -> bool {
     match info.submapper {
@@ -82,7 +83,11 @@ impl Mapper for Nina001 {
 
     /// Three registers select separate windows, and they live in the tables: the tables must
     /// be the power-on ones or what some values of the three give.
-    fn validate_state(self, _fresh: Nina001, mut check: StateCheck<'_>) -> Result<Nina001, String> {
+    fn validate_state(
+        self,
+        _fresh: Nina001,
+        mut check: StateCheck<'_>,
+    ) -> Result<Nina001, InvalidState> {
         let mut reachable = check.reached();
         'search: for prg in 0..2 {
             Nina001::write_register(&mut check.scratch, 0x7FFD, prg);

@@ -12,6 +12,7 @@
 
 use crate::header::Mirroring;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::{check_range, InvalidState};
 
 /// The chip's registers.
 #[derive(Debug, Clone, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
@@ -81,18 +82,13 @@ impl Mmc1 {
     /// Checks registers decoded from a save state: they are 5-bit, and the shift register
     /// holds no more bits than its count says, a count below 5 (at 5 it is emptied into a
     /// register; more would shift past the byte).
-    pub fn validate_state(&self) -> Result<(), String> {
-        if self.shift_count > 4 {
-            return Err(format!(
-                "MMC1 shift count {} is out of range 0..=4",
-                self.shift_count
-            ));
-        }
+    pub fn validate_state(&self) -> Result<(), InvalidState> {
+        check_range("MMC1 shift count", self.shift_count, 0..=4)?;
         if self.shift >> self.shift_count != 0 {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "MMC1 shift register ${:02X} holds more than its {} bits",
                 self.shift, self.shift_count
-            ));
+            )));
         }
         for (name, value) in [
             ("control", self.control),
@@ -100,9 +96,7 @@ impl Mmc1 {
             ("CHR bank 1", self.chr_bank_1),
             ("PRG bank", self.prg_bank),
         ] {
-            if value > 0x1F {
-                return Err(format!("MMC1 {name} {value} is out of range 0..=31"));
-            }
+            check_range(&format!("MMC1 {name}"), value, 0..=31)?;
         }
         Ok(())
     }

@@ -25,6 +25,7 @@ use super::{A12Edge, BoardOptions, CpuWrite, Mapper, StateCheck};
 use crate::header::{Mirroring, RomFormat, RomInfo};
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// Which MMC3 behaviour the IRQ counter follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -271,11 +272,11 @@ impl Mapper for Mmc3 {
     /// Every register value is valid (bank numbers wrap at the chip sizes), so the wiring must
     /// be this cartridge's and the tables what the registers give. The revision is this
     /// cartridge's (a setting, see [`BoardOptions`]).
-    fn validate_state(self, fresh: Mmc3, mut check: StateCheck<'_>) -> Result<Mmc3, String> {
+    fn validate_state(self, fresh: Mmc3, mut check: StateCheck<'_>) -> Result<Mmc3, InvalidState> {
         if self.four_screen != fresh.four_screen {
-            return Err(
-                "the MMC3 board's four-screen wiring does not match this cartridge's".to_string(),
-            );
+            return Err(InvalidState::impossible(
+                "the MMC3 board's four-screen wiring does not match this cartridge's",
+            ));
         }
         let loaded = Mmc3 {
             revision: fresh.revision,

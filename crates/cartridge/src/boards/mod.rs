@@ -26,6 +26,7 @@ pub use mmc3::Mmc3Revision;
 use crate::error::CartridgeError;
 use crate::header::RomInfo;
 use crate::memory::{BankTables, Memory};
+use nes_state::InvalidState;
 
 /// Choices about a board that its image does not settle, made when the cartridge is built
 /// (`Cartridge::from_ines_with`) and kept through power cycles. A setting of the console,
@@ -86,26 +87,26 @@ impl StateCheck<'_> {
 
     /// For boards whose registers fix every table: `Ok` when the registers, applied to the
     /// scratch memory, gave the state's tables.
-    pub fn registers_give_tables(&self) -> Result<(), String> {
+    pub fn registers_give_tables(&self) -> Result<(), InvalidState> {
         if self.reached() {
             Ok(())
         } else {
-            Err(format!(
+            Err(InvalidState::impossible(format!(
                 "the cartridge bank tables do not match the {} board's registers",
                 self.name
-            ))
+            )))
         }
     }
 
     /// For latch boards: `Ok` when some search for the state's tables `reachable` found them.
-    fn selectable(&self, reachable: bool) -> Result<(), String> {
+    fn selectable(&self, reachable: bool) -> Result<(), InvalidState> {
         if reachable {
             Ok(())
         } else {
-            Err(format!(
+            Err(InvalidState::impossible(format!(
                 "the cartridge bank tables are not a mapping the {} board can select",
                 self.name
-            ))
+            )))
         }
     }
 }
@@ -164,12 +165,16 @@ pub(crate) trait Mapper: Sized + PartialEq {
     /// rewrites every window the latch selects). Nothing else reaches ROM with a write, or a
     /// bank past a chip. Boards with registers override it and require exactly the tables
     /// their registers give (see [`StateCheck::registers_give_tables`]).
-    fn validate_state(self, mut fresh: Self, mut check: StateCheck<'_>) -> Result<Self, String> {
+    fn validate_state(
+        self,
+        mut fresh: Self,
+        mut check: StateCheck<'_>,
+    ) -> Result<Self, InvalidState> {
         if self != fresh {
-            return Err(format!(
+            return Err(InvalidState::impossible(format!(
                 "the {} board's bus conflicts do not match this cartridge's",
                 check.name
-            ));
+            )));
         }
         let mut reachable = check.reached();
         for value in 0..=u8::MAX {
@@ -243,12 +248,12 @@ macro_rules! boards {
                 }
             }
 
-            fn validate_state(self, fresh: Board, check: StateCheck<'_>) -> Result<Board, String> {
+            fn validate_state(self, fresh: Board, check: StateCheck<'_>) -> Result<Board, InvalidState> {
                 match (self, fresh) {
                     $((Board::$variant(loaded), Board::$variant(fresh)) => {
                         loaded.validate_state(fresh, check).map(Board::$variant)
                     })*
-                    _ => Err("the state is for another kind of board".to_string()),
+                    _ => Err(InvalidState::impossible("the state is for another kind of board")),
                 }
             }
         }
@@ -308,9 +313,10 @@ impl Board {
         mem: &Memory,
         tables: &BankTables,
         ppu_a12: bool,
-    ) -> Result<Board, String> {
+    ) -> Result<Board, InvalidState> {
         let mut scratch = mem.layout();
-        let fresh = Board::new(info, options, &mut scratch).map_err(|error| error.to_string())?;
+        let fresh = Board::new(info, options, &mut scratch)
+            .map_err(|error| InvalidState::impossible(error.to_string()))?;
         let name = fresh.name(info);
         self.validate_state(
             fresh,

@@ -13,6 +13,7 @@ use super::{A12Edge, CpuWrite, Mapper, StateCheck};
 use crate::header::RomInfo;
 use crate::memory::Memory;
 use borsh::{BorshDeserialize, BorshSerialize};
+use nes_state::InvalidState;
 
 /// What the board does with the spare CHR bank bits for RAM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
@@ -185,9 +186,15 @@ impl Mapper for Sxrom {
 
     /// The wiring must be this cartridge's, the chip's registers in range, and the tables
     /// what they give with A12 where the state has it.
-    fn validate_state(self, fresh: Sxrom, mut check: StateCheck<'_>) -> Result<Sxrom, String> {
+    fn validate_state(
+        self,
+        fresh: Sxrom,
+        mut check: StateCheck<'_>,
+    ) -> Result<Sxrom, InvalidState> {
         if self.wiring != fresh.wiring {
-            return Err("the MMC1 board wiring does not match this cartridge's".to_string());
+            return Err(InvalidState::impossible(
+                "the MMC1 board wiring does not match this cartridge's",
+            ));
         }
         self.chip.validate_state()?;
         self.apply(&mut check.scratch, check.ppu_a12);
