@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use nes_headless::bench::BenchArgs;
 use nes_headless::run;
 use nes_headless::sweep::{self, SweepArgs, SweepOptions};
 use nes_headless::test_roms::{self, TestRomsArgs};
@@ -46,22 +47,9 @@ enum Command {
         #[arg(long, default_value_t = 100)]
         lines: usize,
     },
-    /// Measure headless emulation speed (median of several runs).
-    Bench {
-        rom: PathBuf,
-        /// Frames per run.
-        #[arg(long, default_value_t = 3000)]
-        frames: u64,
-        /// Number of runs; the median is reported.
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        /// Run this Lua script alongside (measures the scripting and hook overhead).
-        #[arg(long, value_name = "SCRIPT")]
-        lua: Option<PathBuf>,
-        /// The script's watchdog, as `nes run --lua-watchdog` (measures its cost); default off.
-        #[arg(long, value_name = "SECONDS", requires = "lua", value_parser = nes_lua::parse_watchdog_seconds)]
-        lua_watchdog: Option<f64>,
-    },
+    /// Measure emulation speed as a frontend pays it: 48 kHz audio read and the picture
+    /// converted to RGBA every frame, after warm-up frames (median of several runs).
+    Bench(BenchArgs),
     /// Run the public test-ROM suite described by a MANIFEST.toml.
     TestRoms(TestRomsArgs),
     /// Run a library of ROMs headless in parallel, capture frames, and write sweep.json and an
@@ -129,14 +117,7 @@ fn command_status() -> u8 {
             start_pc,
             lines,
         } => nes_headless::trace::trace(&rom, start_pc, lines).map_err(|e| e.to_string()),
-        Command::Bench {
-            rom,
-            frames,
-            runs,
-            lua,
-            lua_watchdog,
-        } => nes_headless::bench::bench(&rom, frames, runs, lua.as_deref(), lua_watchdog)
-            .map_err(|e| e.to_string()),
+        Command::Bench(args) => nes_headless::bench::bench(&args).map_err(|e| e.to_string()),
         Command::Sweep(args) => match sweep_command(&args) {
             Ok(code) => return code,
             Err(e) => Err(e.to_string()),

@@ -1,64 +1,320 @@
-//! `nes bench`: headless emulation speed, the median of several runs.
+//! `nes bench`: emulation speed as a frontend pays it. By default every timed frame produces
+//! 48 kHz audio and reads it, and converts the picture to RGBA, as the window, a libretro-style
+//! host or an AI harness does; `--no-audio` and `--no-video` take each cost out to isolate it.
+//! Each run starts from the same powered-on console, runs untimed warm-up frames, then times
+//! the measured frames; the median run is reported. `--jobs N` runs N independent consoles on
+//! N threads at once and reports their total rate.
 
-use std::path::Path;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Barrier;
 use std::time::Instant;
+
+use nes::{Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
+use serde::Serialize;
 
 use crate::hardware::HardwareChoice;
 use crate::{load_rom, Error};
 
-/// Runs `frames` frames `runs` times from power-on (with the Lua script `lua` alongside, to
-/// measure the scripting and hook overhead) and prints the median rate.
-pub fn bench(
-    rom: &Path,
-    frames: u64,
-    runs: usize,
-    lua: Option<&Path>,
-    watchdog: Option<f64>,
-) -> Result<(), Error> {
-    let fresh = load_rom(rom, nes::PowerOn::HARDWARE, &HardwareChoice::default())?;
-    let mut rates = Vec::with_capacity(runs.max(1));
-    for _ in 0..runs.max(1) {
-        let mut nes = fresh.clone();
-        let mut host = match lua {
-            Some(script) => {
-                let options = nes_lua::HostOptions {
-                    save_dir: std::env::temp_dir(),
-                    rom_stem: "bench".to_string(),
-                    rom: fresh.rom_info().clone(),
-                    arg: None,
-                    palette: nes::Palette::ntsc(),
-                };
-                let mut host = nes_lua::LuaHost::load(script, options)?;
-                host.set_watchdog(nes_lua::watchdog_limit(watchdog.unwrap_or(0.0))?);
-                host.start(&mut nes);
-                Some(host)
-            }
-            None => None,
-        };
-        let start = Instant::now();
-        for _ in 0..frames {
-            match &mut host {
-                Some(host) => {
-                    host.run_frame(&mut nes, nes_lua::FrameInput::default());
-                }
-                None => nes.run_frame(),
-            }
-        }
-        if let Some(host) = &mut host {
-            if let Some(error) = host.take_errors().into_iter().next() {
-                return Err(Error::Script(error));
-            }
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        rates.push(frames as f64 / seconds);
+/// The output rate a frontend asks for (the window's and the peers' rate).
+pub const AUDIO_SAMPLE_RATE: u32 = 48_000;
+
+/// Options of `nes bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    pub rom: PathBuf,
+    /// Timed frames per run.
+    #[arg(long, default_value_t = 3000)]
+    pub frames: u64,
+    /// Number of runs; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Untimed frames run before the timed ones in every run.
+    #[arg(long, default_value_t = 60)]
+    pub warmup: u64,
+    /// Produce no audio (the APU then mixes nothing): the emulation cost without the audio
+    /// path.
+    #[arg(long)]
+    pub no_audio: bool,
+    /// Do not convert the picture to RGBA each frame.
+    #[arg(long)]
+    pub no_video: bool,
+    /// Run this many independent consoles at once, one per thread, and report their total.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: u16,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Run this Lua script alongside (measures the scripting and hook overhead).
+    #[arg(long, value_name = "SCRIPT")]
+    pub lua: Option<PathBuf>,
+    /// The script's watchdog, as `nes run --lua-watchdog` (measures its cost); default off.
+    #[arg(long, value_name = "SECONDS", requires = "lua", value_parser = nes_lua::parse_watchdog_seconds)]
+    pub lua_watchdog: Option<f64>,
+}
+
+/// What `nes bench --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub rom: String,
+    pub frames: u64,
+    pub warmup: u64,
+    pub runs: usize,
+    /// The audio output rate, `None` with `--no-audio`.
+    pub audio_hz: Option<u32>,
+    /// Whether each frame was converted to RGBA.
+    pub video_rgba: bool,
+    pub lua: Option<String>,
+    pub jobs: u16,
+    /// Frames per second of all consoles together, per run, sorted.
+    pub total_fps_runs: Vec<f64>,
+    /// The median of `total_fps_runs`.
+    pub total_fps: f64,
+    /// `total_fps` per console.
+    pub fps_per_console: f64,
+    /// Microseconds one console spends on a frame (from `fps_per_console`).
+    pub us_per_frame: f64,
+}
+
+/// Runs `nes bench` and prints its result.
+pub fn bench(args: &BenchArgs) -> Result<(), Error> {
+    let report = measure(args)?;
+    if args.json {
+        let json = serde_json::to_string(&report).map_err(Error::EncodeReport)?;
+        crate::outln!("{json}");
+    } else {
+        crate::outln!("{}", summary(&report));
     }
-    rates.sort_by(f64::total_cmp);
-    let median = rates[rates.len() / 2];
-    crate::outln!(
-        "{}: {frames} frames x {} runs, median {median:.0} frames/s ({:.1} us/frame)",
-        rom.display(),
-        rates.len(),
-        1e6 / median
-    );
     Ok(())
+}
+
+/// One line for people.
+pub fn summary(report: &BenchReport) -> String {
+    let mut costs = Vec::new();
+    match report.audio_hz {
+        Some(hz) => costs.push(format!("{} kHz audio", f64::from(hz) / 1000.0)),
+        None => costs.push("no audio".to_owned()),
+    }
+    costs.push(
+        if report.video_rgba {
+            "RGBA video"
+        } else {
+            "no video"
+        }
+        .to_owned(),
+    );
+    if let Some(script) = &report.lua {
+        costs.push(format!("Lua {script}"));
+    }
+    let consoles = if report.jobs > 1 {
+        format!(
+            ", {} consoles: total {:.0} frames/s,",
+            report.jobs, report.total_fps
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{}: {} frames x {} runs ({}){consoles} median {:.0} frames/s per console ({:.1} us/frame)",
+        report.rom,
+        report.frames,
+        report.runs,
+        costs.join(", "),
+        report.fps_per_console,
+        report.us_per_frame
+    )
+}
+
+/// Measures without printing.
+pub fn measure(args: &BenchArgs) -> Result<BenchReport, Error> {
+    let fresh = load_rom(
+        &args.rom,
+        nes::PowerOn::HARDWARE,
+        &HardwareChoice::default(),
+    )?;
+    let jobs = usize::from(args.jobs.max(1));
+    let runs = args.runs.max(1);
+    let mut totals = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let barrier = Barrier::new(jobs);
+        let elapsed = std::thread::scope(|scope| {
+            let consoles: Vec<_> = (0..jobs)
+                .map(|_| scope.spawn(|| run_console(&fresh, args, &barrier)))
+                .collect();
+            consoles
+                .into_iter()
+                .map(|console| {
+                    console
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Result<Vec<f64>, Error>>()
+        })?;
+        // All consoles start together; the run lasts until the slowest ends.
+        let slowest = elapsed.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+        totals.push((jobs as u64 * args.frames) as f64 / slowest);
+    }
+    totals.sort_by(f64::total_cmp);
+    let total_fps = totals[totals.len() / 2];
+    let fps_per_console = total_fps / jobs as f64;
+    Ok(BenchReport {
+        rom: args.rom.display().to_string(),
+        frames: args.frames,
+        warmup: args.warmup,
+        runs,
+        audio_hz: (!args.no_audio).then_some(AUDIO_SAMPLE_RATE),
+        video_rgba: !args.no_video,
+        lua: args.lua.as_ref().map(|path| path.display().to_string()),
+        jobs: args.jobs.max(1),
+        total_fps_runs: totals,
+        total_fps,
+        fps_per_console,
+        us_per_frame: 1e6 / fps_per_console,
+    })
+}
+
+/// What a frontend does with each frame: reads the audio produced and converts the picture.
+struct Frontend {
+    palette: Palette,
+    samples: Vec<f32>,
+    rgba: Vec<u8>,
+    video: bool,
+}
+
+impl Frontend {
+    fn take_frame(&mut self, nes: &mut Nes) {
+        self.samples.clear();
+        nes.take_audio_samples(&mut self.samples);
+        // Touch every sample, as a frontend copying them to its device would.
+        black_box(
+            self.samples
+                .iter()
+                .fold(0.0f32, |sum, &sample| sum + sample),
+        );
+        if self.video {
+            self.palette.to_rgba(nes.frame_buffer(), &mut self.rgba);
+            black_box(&self.rgba);
+        }
+    }
+}
+
+/// One console's run: warm-up, then the timed frames once every console is ready. Returns
+/// the seconds the timed frames took.
+fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Error> {
+    let mut nes = fresh.clone();
+    if !args.no_audio {
+        nes.set_audio_sample_rate(AUDIO_SAMPLE_RATE);
+    }
+    let mut frontend = Frontend {
+        palette: Palette::ntsc(),
+        samples: Vec::with_capacity(4096),
+        rgba: vec![0; SCREEN_WIDTH * SCREEN_HEIGHT * 4],
+        video: !args.no_video,
+    };
+    let mut host = match &args.lua {
+        Some(script) => Some(start_script(script, &mut nes, args.lua_watchdog)?),
+        None => None,
+    };
+    let mut frame = |nes: &mut Nes| {
+        match &mut host {
+            Some(host) => {
+                host.run_frame(nes, nes_lua::FrameInput::default());
+            }
+            None => nes.run_frame(),
+        }
+        frontend.take_frame(nes);
+    };
+    for _ in 0..args.warmup {
+        frame(&mut nes);
+    }
+    start.wait();
+    let started = Instant::now();
+    for _ in 0..args.frames {
+        frame(&mut nes);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(host) = &mut host {
+        if let Some(error) = host.take_errors().into_iter().next() {
+            return Err(Error::Script(error));
+        }
+    }
+    Ok(seconds)
+}
+
+fn start_script(
+    script: &Path,
+    nes: &mut Nes,
+    watchdog: Option<f64>,
+) -> Result<nes_lua::LuaHost, Error> {
+    let options = nes_lua::HostOptions {
+        save_dir: std::env::temp_dir(),
+        rom_stem: "bench".to_string(),
+        rom: nes.rom_info().clone(),
+        arg: None,
+        palette: Palette::ntsc(),
+    };
+    let mut host = nes_lua::LuaHost::load(script, options)?;
+    host.set_watchdog(nes_lua::watchdog_limit(watchdog.unwrap_or(0.0))?);
+    host.start(nes);
+    Ok(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(rom: PathBuf) -> BenchArgs {
+        BenchArgs {
+            rom,
+            frames: 3,
+            runs: 3,
+            warmup: 2,
+            no_audio: false,
+            no_video: false,
+            jobs: 1,
+            json: false,
+            lua: None,
+            lua_watchdog: None,
+        }
+    }
+
+    fn rom_file() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("busy.nes");
+        std::fs::write(&path, nes::test_programs::busy_rom()).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn reports_the_median_of_its_runs_and_what_each_frame_paid() {
+        let (_dir, rom) = rom_file();
+        let report = measure(&args(rom)).unwrap();
+        assert_eq!(report.total_fps_runs.len(), 3);
+        assert_eq!(report.total_fps, report.total_fps_runs[1]);
+        assert_eq!(report.audio_hz, Some(AUDIO_SAMPLE_RATE));
+        assert!(report.video_rgba);
+        assert_eq!(report.fps_per_console, report.total_fps);
+        assert!(report.total_fps > 0.0);
+        let text = summary(&report);
+        assert!(text.contains("48 kHz audio, RGBA video"), "{text}");
+    }
+
+    #[test]
+    fn many_consoles_report_their_total() {
+        let (_dir, rom) = rom_file();
+        let report = measure(&BenchArgs {
+            jobs: 2,
+            no_audio: true,
+            no_video: true,
+            ..args(rom)
+        })
+        .unwrap();
+        assert_eq!(report.jobs, 2);
+        assert_eq!(report.audio_hz, None);
+        assert!((report.fps_per_console * 2.0 - report.total_fps).abs() < 1e-6);
+        assert!(summary(&report).contains("2 consoles: total"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["jobs"], 2);
+        assert_eq!(json["audio_hz"], serde_json::Value::Null);
+    }
 }

@@ -50,6 +50,9 @@ impl std::error::Error for PaletteError {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Palette {
     colours: [[u8; 3]; PALETTE_ENTRIES],
+    /// The same colours as RGBA8888 words (alpha 255), so converting a frame, which every
+    /// frontend does every frame, is one load and one store per pixel.
+    rgba: [[u8; 4]; PALETTE_ENTRIES],
 }
 
 impl Default for Palette {
@@ -119,7 +122,14 @@ impl Palette {
         for (index, colour) in colours.iter_mut().enumerate() {
             *colour = ntsc_colour((index & 0x3F) as u8, (index >> 6) as u8);
         }
-        Palette { colours }
+        Palette::of(colours)
+    }
+
+    fn of(colours: [[u8; 3]; PALETTE_ENTRIES]) -> Palette {
+        Palette {
+            colours,
+            rgba: colours.map(|[red, green, blue]| [red, green, blue, 0xFF]),
+        }
     }
 
     /// Loads a `.pal` file: 192 bytes (64 RGB triples; emphasis is then approximated by
@@ -142,7 +152,7 @@ impl Palette {
             }
             other => return Err(PaletteError::InvalidSize(other)),
         }
-        Ok(Palette { colours })
+        Ok(Palette::of(colours))
     }
 
     /// The RGB colour of a 9-bit pixel value (higher bits are ignored).
@@ -155,8 +165,7 @@ impl Palette {
     /// `out` (4 bytes per pixel) ends first.
     pub fn to_rgba(&self, frame: &[u16], out: &mut [u8]) {
         for (&pixel, rgba) in frame.iter().zip(out.chunks_exact_mut(4)) {
-            let [red, green, blue] = self.rgb(pixel);
-            rgba.copy_from_slice(&[red, green, blue, 0xFF]);
+            rgba.copy_from_slice(&self.rgba[usize::from(pixel) & (PALETTE_ENTRIES - 1)]);
         }
     }
 }
