@@ -207,7 +207,7 @@ for rom in "${roms[@]}"; do
                 refused[$who]=1
             else
                 fps[$who]+="$value "
-                note "${rom##*/} round $round: $who $value fps"
+                note "${rom##*/} round $round: $who $(printf "%.1f" "$value") fps"
             fi
             [[ -z "$csv" ]] || echo "${rom##*/},$round,$who,$value" >>"$csv"
         done
