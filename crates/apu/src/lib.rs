@@ -81,6 +81,22 @@ const MAX_STATE_CYCLE: u64 = 1 << 62;
 /// 8314 ticks on the 2A07), checks its own against its model's step lengths.
 const MAX_TIMER_LEAD: u64 = 8192;
 
+/// The expiries a channel timer's next event may stand for. A channel whose output is 0
+/// whatever its sequencer or shift register does (volume 0) stays silent until something
+/// changes its volume, its length counter or its period: a frame-counter clock or a register
+/// write. So its expiries up to the next frame-counter event are applied together, on the
+/// tick of the last (a register write settles them first: `Apu::settle_silent_runs`). What
+/// they change is only heard later, and identically; a noisy game's muted noise channel then
+/// costs a few events a frame instead of thousands. At most `MAX_TIMER_LEAD` ahead, as a
+/// loaded state's timers are.
+fn silent_run_steps(silent: bool, now: u64, period: u64, frame_event: u64) -> u16 {
+    if !silent {
+        return 1;
+    }
+    let horizon = frame_event.min(now + MAX_TIMER_LEAD).saturating_sub(now);
+    u16::try_from(horizon / period).unwrap_or(u16::MAX).max(1)
+}
+
 /// The 2A03 APU.
 ///
 /// Internally event-driven: every timer is kept as the absolute tick on which it next
@@ -103,6 +119,12 @@ pub struct Apu {
     pulse2_next: u64,
     triangle_next: u64,
     noise_next: u64,
+    /// How many timer expiries the channel's scheduled event stands for: 1, or more for a
+    /// silent run (see `silent_run_steps`), whose expiries fall every period up to and on
+    /// the event's tick and are applied together there.
+    pulse1_steps: u16,
+    pulse2_steps: u16,
+    noise_steps: u16,
     dmc_next: u64,
     /// Tick on which the last $4015 write's DMC enable bit reaches the memory reader, and
     /// that bit.
@@ -122,6 +144,11 @@ pub struct Apu {
     irq_output: bool,
     mixer: Mixer,
     resampler: Resampler,
+    /// Tests: step every timer expiry on its own tick (no silent runs), the reference the
+    /// silent runs are checked against.
+    #[cfg(test)]
+    #[borsh(skip)]
+    every_expiry: bool,
 }
 
 impl Default for Apu {
@@ -150,6 +177,9 @@ impl Apu {
             pulse2_next: NEVER,
             triangle_next: NEVER,
             noise_next: NEVER,
+            pulse1_steps: 1,
+            pulse2_steps: 1,
+            noise_steps: 1,
             dmc_next,
             dmc_gate_tick: NEVER,
             dmc_gate_open: false,
@@ -161,6 +191,8 @@ impl Apu {
             irq_output: false,
             mixer: Mixer::new(),
             resampler: Resampler::new(),
+            #[cfg(test)]
+            every_expiry: false,
         };
         apu.schedule_next_event();
         apu
@@ -186,6 +218,7 @@ impl Apu {
     /// the DMC output keeps only bit 0. Other registers, including the length halt flags,
     /// are unaffected.
     pub fn reset(&mut self) {
+        self.settle_silent_runs();
         self.write_status(0);
         // Reset stops the DMC at once, not through the delayed register-write path.
         self.dmc_gate_tick = NEVER;
@@ -265,6 +298,19 @@ impl Apu {
                 )));
             }
         }
+        for (name, steps, period) in [
+            ("pulse 1", self.pulse1_steps, self.pulse1.timer_period()),
+            ("pulse 2", self.pulse2_steps, self.pulse2.timer_period()),
+            ("noise", self.noise_steps, self.noise.timer_period()),
+        ] {
+            // A silent run reaches at most `MAX_TIMER_LEAD` ahead (see `silent_run_steps`).
+            let most = u16::try_from(MAX_TIMER_LEAD / period.max(1)).unwrap_or(u16::MAX);
+            check_range(
+                &format!("APU {name} timer expiries per event"),
+                steps,
+                1..=most.max(1),
+            )?;
+        }
         let earliest = timers
             .iter()
             .map(|&(_, tick)| tick)
@@ -297,32 +343,47 @@ impl Apu {
                 self.triangle_next = NEVER;
             }
         }
+        let frame_event = self.frame_counter.next_event();
+        #[cfg(test)]
+        let frame_event = if self.every_expiry { now } else { frame_event };
         if now >= self.pulse1_next {
-            self.pulse1_next = if self.pulse1.is_audible() && self.resampler.enabled() {
-                self.pulse1.step();
-                self.output_dirty = true;
-                now + self.pulse1.timer_period()
-            } else {
-                NEVER
-            };
+            (self.pulse1_next, self.pulse1_steps) =
+                if self.pulse1.is_audible() && self.resampler.enabled() {
+                    let before = self.pulse1.output();
+                    self.pulse1.step_by(self.pulse1_steps);
+                    self.output_dirty |= self.pulse1.output() != before;
+                    let period = self.pulse1.timer_period();
+                    let steps = silent_run_steps(self.pulse1.is_silent(), now, period, frame_event);
+                    (now + period * u64::from(steps), steps)
+                } else {
+                    (NEVER, 1)
+                };
         }
         if now >= self.pulse2_next {
-            self.pulse2_next = if self.pulse2.is_audible() && self.resampler.enabled() {
-                self.pulse2.step();
-                self.output_dirty = true;
-                now + self.pulse2.timer_period()
-            } else {
-                NEVER
-            };
+            (self.pulse2_next, self.pulse2_steps) =
+                if self.pulse2.is_audible() && self.resampler.enabled() {
+                    let before = self.pulse2.output();
+                    self.pulse2.step_by(self.pulse2_steps);
+                    self.output_dirty |= self.pulse2.output() != before;
+                    let period = self.pulse2.timer_period();
+                    let steps = silent_run_steps(self.pulse2.is_silent(), now, period, frame_event);
+                    (now + period * u64::from(steps), steps)
+                } else {
+                    (NEVER, 1)
+                };
         }
         if now >= self.noise_next {
-            self.noise_next = if self.noise.length.is_active() && self.resampler.enabled() {
-                self.noise.shift();
-                self.output_dirty = true;
-                now + self.noise.timer_period()
-            } else {
-                NEVER
-            };
+            (self.noise_next, self.noise_steps) =
+                if self.noise.length.is_active() && self.resampler.enabled() {
+                    let before = self.noise.output();
+                    self.noise.shift_by(self.noise_steps);
+                    self.output_dirty |= self.noise.output() != before;
+                    let period = self.noise.timer_period();
+                    let steps = silent_run_steps(self.noise.is_silent(), now, period, frame_event);
+                    (now + period * u64::from(steps), steps)
+                } else {
+                    (NEVER, 1)
+                };
         }
         self.dmc.end_phantom_request();
         if now >= self.dmc_next {
@@ -509,6 +570,45 @@ impl Apu {
         }
     }
 
+    /// Brings the channels in a silent run up to the access of cycle `self.cycle`: applies
+    /// the run's expiries that fell on earlier ticks (the eager schedule had them; the one on
+    /// this very tick comes after the access), and reschedules the rest as single expiries,
+    /// so whatever the access changes (a register, the sample rate, a reset) meets each
+    /// channel exactly as stepping every expiry would have left it.
+    fn settle_silent_runs(&mut self) {
+        let now = self.cycle;
+        let settle = |next: &mut u64, steps: &mut u16, period: u64| -> u16 {
+            if *steps <= 1 || *next == NEVER {
+                return 0;
+            }
+            // The run was planned on the tick of its previous expiry, before this access.
+            let planned_at = next.saturating_sub(period * u64::from(*steps));
+            let elapsed = now.saturating_sub(planned_at + 1) / period;
+            let done = u16::try_from(elapsed).unwrap_or(u16::MAX).min(*steps - 1);
+            *next = planned_at + period * (u64::from(done) + 1);
+            *steps = 1;
+            done
+        };
+        let done = settle(
+            &mut self.pulse1_next,
+            &mut self.pulse1_steps,
+            self.pulse1.timer_period(),
+        );
+        self.pulse1.step_by(done);
+        let done = settle(
+            &mut self.pulse2_next,
+            &mut self.pulse2_steps,
+            self.pulse2.timer_period(),
+        );
+        self.pulse2.step_by(done);
+        let done = settle(
+            &mut self.noise_next,
+            &mut self.noise_steps,
+            self.noise.timer_period(),
+        );
+        self.noise.shift_by(done);
+    }
+
     fn write_status(&mut self, value: u8) {
         self.pulse1.length.set_enabled(value & 0x01 != 0);
         self.pulse2.length.set_enabled(value & 0x02 != 0);
@@ -528,6 +628,7 @@ impl Apu {
 
     /// Register write, $4000-$4013, $4015 and $4017; other addresses are ignored.
     pub fn write_register(&mut self, addr: u16, value: u8) {
+        self.settle_silent_runs();
         match addr {
             0x4000..=0x4003 => {
                 self.pulse1.write(addr, value);
@@ -606,6 +707,7 @@ impl Apu {
     /// and the DMC timer start from the model's periods too; later, the channels keep their
     /// period registers' indexes and the sequencer takes the new lengths from its next step.
     pub fn set_model(&mut self, model: ApuModel) {
+        self.settle_silent_runs();
         self.noise.set_model(model);
         self.dmc.set_model(model);
         self.frame_counter.set_model(model);
@@ -655,6 +757,7 @@ impl Apu {
         if Resampler::effective_rate(hz) == self.sample_rate() {
             return;
         }
+        self.settle_silent_runs();
         let level = self.current_level();
         self.resampler.set_sample_rate(hz, self.cycle, level);
         self.touch();

@@ -90,6 +90,21 @@ impl Noise {
         self.length.validate_state("APU noise")
     }
 
+    /// `steps` timer expiries.
+    #[inline]
+    pub(crate) fn shift_by(&mut self, steps: u16) {
+        for _ in 0..steps {
+            self.shift();
+        }
+    }
+
+    /// Whether the output is 0 whatever the shift register holds (volume 0), until the
+    /// envelope is clocked or restarted or $400C written.
+    #[inline]
+    pub(crate) fn is_silent(&self) -> bool {
+        self.envelope.volume() == 0
+    }
+
     /// Timer expiry: clock the shift register.
     pub(crate) fn shift(&mut self) {
         let tap = if self.short_mode { 6 } else { 1 };
@@ -110,6 +125,11 @@ impl Noise {
         } else {
             self.envelope.volume()
         }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn shift_register(&self) -> u16 {
+        self.shift_register
     }
 
     pub(crate) fn state(&self) -> NoiseState {

@@ -96,10 +96,17 @@ impl Pulse {
         2 * (u64::from(self.period) + 1)
     }
 
-    /// Timer expiry: the sequencer moves to the next duty step.
+    /// `steps` timer expiries: the sequencer moves on that many duty steps.
     #[inline]
-    pub(crate) fn step(&mut self) {
-        self.sequence_position = self.sequence_position.wrapping_sub(1) & 7;
+    pub(crate) fn step_by(&mut self, steps: u16) {
+        self.sequence_position = self.sequence_position.wrapping_sub((steps & 7) as u8) & 7;
+    }
+
+    /// Whether the output is 0 at every sequencer step (volume 0), until the envelope is
+    /// clocked or restarted or $4000/$4004 written.
+    #[inline]
+    pub(crate) fn is_silent(&self) -> bool {
+        self.envelope.volume() == 0
     }
 
     /// When false the output is 0 whatever the sequencer does, so its timer need not run.
@@ -203,6 +210,11 @@ impl Pulse {
     }
 
     #[cfg(test)]
+    pub(crate) fn position(&self) -> u8 {
+        self.sequence_position
+    }
+
+    #[cfg(test)]
     pub(crate) fn period(&self) -> u16 {
         self.period
     }
@@ -227,7 +239,7 @@ mod tests {
         let mut steps = Vec::new();
         for _ in 0..8 {
             steps.push(u8::from(pulse.output() != 0));
-            pulse.step();
+            pulse.step_by(1);
         }
         steps
     }
@@ -318,7 +330,7 @@ mod tests {
         assert!(!pulse.is_audible());
         for _ in 0..8 {
             assert_eq!(pulse.output(), 0);
-            pulse.step();
+            pulse.step_by(1);
         }
     }
 

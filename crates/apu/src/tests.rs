@@ -1630,3 +1630,75 @@ fn pal_states_of_a_running_apu_validate_and_resume_exactly() {
     assert_eq!(pal.peek_status(), decoded.peek_status());
     assert_eq!(pal.channel_state(), decoded.channel_state());
 }
+
+/// Silent runs (`silent_run_steps`) against stepping every timer expiry on its own tick: the
+/// same samples, bit for bit, and the same sequencer positions and shift register at every
+/// register write, over random writes (muted and audible volumes, short periods, both noise
+/// modes, $4015 and $4017) at random times.
+#[test]
+fn silent_runs_match_stepping_every_expiry() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut batched = Apu::new();
+    let mut reference = Apu::new();
+    reference.every_expiry = true;
+    for apu in [&mut batched, &mut reference] {
+        apu.set_sample_rate(48_000);
+        apu.write_register(0x4015, 0x0F);
+    }
+    let (mut batched_samples, mut reference_samples) = (Vec::new(), Vec::new());
+    let mut runs_seen = 0;
+    for _ in 0..4000 {
+        let register = match random() % 8 {
+            0 => 0x4000,
+            1 => 0x4002,
+            2 => 0x4004 + (random() % 4) as u16,
+            3 => 0x400C,
+            4 => 0x400E,
+            5 => 0x400F,
+            6 => 0x4015,
+            _ => 0x4017,
+        };
+        // Volumes 0 (muted) half the time, periods often short.
+        let value = match register {
+            0x4000 | 0x4004 | 0x400C if random() % 2 == 0 => (random() as u8 & 0xE0) | 0x10,
+            0x4002 | 0x4006 => (random() % 24) as u8,
+            0x4015 => 0x0F & random() as u8 | 0x04,
+            0x4017 => (random() as u8) & 0xC0,
+            _ => random() as u8,
+        };
+        let gap = random() % 3000;
+        for apu in [&mut batched, &mut reference] {
+            run_to(apu, apu.cycle + gap);
+        }
+        // A run in progress, which the write must settle.
+        runs_seen += usize::from(
+            batched.noise_steps > 1 || batched.pulse1_steps > 1 || batched.pulse2_steps > 1,
+        );
+        for apu in [&mut batched, &mut reference] {
+            apu.write_register(register, value);
+        }
+        assert_eq!(batched.noise.state(), reference.noise.state());
+        assert_eq!(
+            batched.noise.shift_register(),
+            reference.noise.shift_register()
+        );
+        assert_eq!(
+            (batched.pulse1.position(), batched.pulse2.position()),
+            (reference.pulse1.position(), reference.pulse2.position())
+        );
+        batched.take_samples(&mut batched_samples);
+        reference.take_samples(&mut reference_samples);
+        assert_eq!(batched_samples, reference_samples);
+    }
+    assert!(
+        runs_seen > 100,
+        "silent runs were exercised {runs_seen} times"
+    );
+    assert!(batched_samples.iter().any(|&sample| sample != 0.0));
+}
