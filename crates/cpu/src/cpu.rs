@@ -145,6 +145,21 @@ impl Cpu {
     /// measured ~4% more instructions per CPU cycle than paying this call's prologue.
     #[inline(never)]
     pub fn step<B: Bus>(&mut self, bus: &mut B) {
+        self.run_one(bus);
+    }
+
+    /// Runs instructions, as [`Cpu::step`] does, until `done` (asked before each) says to
+    /// stop. One call for a whole frame keeps the instruction engine's register saves and
+    /// restores out of the per-instruction path.
+    #[inline(never)]
+    pub fn run_until<B: Bus>(&mut self, bus: &mut B, mut done: impl FnMut(&Cpu, &B) -> bool) {
+        while !done(self, bus) {
+            self.run_one(bus);
+        }
+    }
+
+    #[inline(always)]
+    fn run_one<B: Bus>(&mut self, bus: &mut B) {
         if self.jammed {
             self.read(bus, JAMMED_READ_ADDRESS);
             return;

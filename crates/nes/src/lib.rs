@@ -281,14 +281,14 @@ impl Nes {
         self.board.ports.read_this_frame = false;
         let target = self.board.ppu.frames_completed() + 1;
         let deadline = self.cpu.cycles().saturating_add(cycle_budget);
-        while self.board.ppu.frames_completed() < target {
-            if self.cpu.cycles() >= deadline {
-                self.board.sync_ppu();
-                return false;
-            }
-            self.cpu.step(&mut self.board);
-        }
+        self.cpu.run_until(&mut self.board, |cpu, board| {
+            board.ppu.frames_completed() >= target || cpu.cycles() >= deadline
+        });
+        let gave_up = self.board.ppu.frames_completed() < target;
         self.board.sync_ppu();
+        if gave_up {
+            return false;
+        }
         self.lag_count += u64::from(self.lagged());
         true
     }
@@ -304,9 +304,9 @@ impl Nes {
         if map.exec.any() || map.write.any() || map.read.any() {
             self.run_hooked_until(target, hooks);
         } else {
-            while self.board.ppu.frames_completed() < target {
-                self.cpu.step(&mut self.board);
-            }
+            self.cpu.run_until(&mut self.board, |_, board| {
+                board.ppu.frames_completed() >= target
+            });
             self.board.sync_ppu();
         }
         hooks.after_frame(self);

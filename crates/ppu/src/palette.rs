@@ -164,9 +164,30 @@ impl Palette {
     /// Converts frame-buffer pixels to RGBA8888. Stops at whichever of `frame` or
     /// `out` (4 bytes per pixel) ends first.
     pub fn to_rgba(&self, frame: &[u16], out: &mut [u8]) {
-        for (&pixel, rgba) in frame.iter().zip(out.chunks_exact_mut(4)) {
-            rgba.copy_from_slice(&self.rgba[usize::from(pixel) & (PALETTE_ENTRIES - 1)]);
+        // Eight pixels per outer step: the inner loops have a constant trip count, so they
+        // unroll into straight loads and stores without per-pixel bounds checks.
+        let convert = |pixels: &[u16], rgba: &mut [u8]| {
+            for (&pixel, rgba) in pixels.iter().zip(rgba.chunks_exact_mut(4)) {
+                rgba.copy_from_slice(&self.rgba[usize::from(pixel) & (PALETTE_ENTRIES - 1)]);
+            }
+        };
+        let pixels = frame.len().min(out.len() / 4);
+        let whole = pixels / 8 * 8;
+        let (frame_groups, frame_rest) = frame[..pixels].split_at(whole);
+        let (out_groups, out_rest) = out[..pixels * 4].split_at_mut(whole * 4);
+        for (pixels, rgba) in frame_groups
+            .chunks_exact(8)
+            .zip(out_groups.chunks_exact_mut(32))
+        {
+            // Chunks of exactly 8 and 32: the conversions cannot fail.
+            if let (Ok(pixels), Ok(rgba)) = (
+                <&[u16; 8]>::try_from(pixels),
+                <&mut [u8; 32]>::try_from(rgba),
+            ) {
+                convert(pixels, rgba);
+            }
         }
+        convert(frame_rest, out_rest);
     }
 }
 
@@ -261,5 +282,33 @@ mod tests {
         let mut out = [0u8; 8];
         palette.to_rgba(&frame, &mut out);
         assert_eq!(out, [255, 255, 255, 255, 0, 0, 0, 255]);
+    }
+
+    #[test]
+    fn to_rgba_converts_every_pixel_and_stops_at_the_shorter_buffer() {
+        let palette = Palette::ntsc();
+        let frame: Vec<u16> = (0..21u16).map(|i| i * 23 % 512).collect();
+        let expected = |pixels: usize| -> Vec<u8> {
+            frame[..pixels]
+                .iter()
+                .flat_map(|&pixel| {
+                    let [red, green, blue] = palette.rgb(pixel);
+                    [red, green, blue, 255]
+                })
+                .collect()
+        };
+        let mut out = vec![0u8; 21 * 4];
+        palette.to_rgba(&frame, &mut out);
+        assert_eq!(out, expected(21));
+        // A shorter output (here 13 pixels and 2 bytes) is filled as far as whole pixels go.
+        let mut short = vec![0u8; 13 * 4 + 2];
+        palette.to_rgba(&frame, &mut short);
+        assert_eq!(short[..13 * 4], expected(13)[..]);
+        assert_eq!(short[13 * 4..], [0, 0]);
+        // A shorter frame leaves the rest of the output alone.
+        let mut long = vec![7u8; 30 * 4];
+        palette.to_rgba(&frame, &mut long);
+        assert_eq!(long[..21 * 4], expected(21)[..]);
+        assert!(long[21 * 4..].iter().all(|&byte| byte == 7));
     }
 }
