@@ -754,6 +754,10 @@ impl Ppu {
     #[inline]
     fn run_dots_within_frame<B: PpuBus>(&mut self, mut dots: u32, bus: &mut B) {
         while dots > 0 {
+            if dots >= schedule::LINE_GROUP_DOTS && self.run_visible_line_groups(bus) {
+                dots -= schedule::LINE_GROUP_DOTS;
+                continue;
+            }
             if dots >= 8 && self.run_eight_dots(bus) {
                 dots -= 8;
                 continue;

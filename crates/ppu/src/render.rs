@@ -63,6 +63,44 @@ impl Ppu {
         }
     }
 
+    /// Runs dots 1-336 of a visible line (every 8-dot group of it, back to back, each as
+    /// `run_eight_dots` would) when the PPU is on its dot 1 with rendering enabled and no
+    /// delayed register effect pending; returns false (having done nothing) otherwise. Only
+    /// register accesses could change those conditions, and they catch the PPU up first, so
+    /// a caller owing at least `schedule::LINE_GROUP_DOTS` dots may run the line without
+    /// testing and dispatching each group.
+    #[inline(always)]
+    pub(crate) fn run_visible_line_groups<B: PpuBus>(&mut self, bus: &mut B) -> bool {
+        if self.dot != 1
+            || self.scanline >= POST_RENDER_SCANLINE
+            || !self.rendering_enabled
+            || self.delays.any()
+        {
+            return false;
+        }
+        macro_rules! runs_in_dot_order {
+            ($($position:literal)*) => {
+                $(
+                    if $position < const { schedule::BATCHES[1].run_count } {
+                        const RUN: usize = schedule::VISIBLE_LINE_ORDER[$position];
+                        let run = const { &schedule::BATCHES[1].runs[RUN] };
+                        let mut dot = run.first;
+                        loop {
+                            self.run_batch::<B, true, RUN>(bus, dot);
+                            if dot >= run.last {
+                                break;
+                            }
+                            dot += schedule::GROUP_DOTS as u16;
+                        }
+                    }
+                )*
+            };
+        }
+        const _: () = assert!(schedule::MAX_RUNS == 12, "one position per run below");
+        runs_in_dot_order!(0 1 2 3 4 5 6 7 8 9 10 11);
+        true
+    }
+
     /// `run_eight_dots` on a visible (`VISIBLE`) or the pre-render line: finds the run of
     /// groups the dot starts (a range test per run, the commonest first, which also tells the
     /// compiler the batch's dots) and runs its plan.

@@ -632,6 +632,52 @@ const fn same_plan(a: &Plan, b: &Plan) -> bool {
 /// The batches of the pre-render line (`[0]`) and the visible lines (`[1]`).
 pub(crate) const BATCHES: [LineBatches; 2] = [line_batches(false), line_batches(true)];
 
+/// Dots from a line's dot 1 to the end of its last whole group (dots 329-336).
+pub(crate) const LINE_GROUP_DOTS: u32 = (GROUPS * GROUP_DOTS) as u32;
+
+/// The visible line's runs in dot order (indexes into `BATCHES[1].runs`, the first
+/// `run_count` of them): every group from dot 1 to dot 336 is batched (checked below), so a
+/// whole line's groups can run back to back (`Ppu::run_visible_line_groups`).
+pub(crate) const VISIBLE_LINE_ORDER: [usize; MAX_RUNS] = {
+    let batches = &BATCHES[1];
+    let mut order = [0; MAX_RUNS];
+    let mut index = 0;
+    while index < batches.run_count {
+        order[index] = index;
+        index += 1;
+    }
+    // Selection sort by first dot.
+    let mut sorted = 0;
+    while sorted < batches.run_count {
+        let mut earliest = sorted;
+        let mut at = sorted + 1;
+        while at < batches.run_count {
+            if batches.runs[order[at]].first < batches.runs[order[earliest]].first {
+                earliest = at;
+            }
+            at += 1;
+        }
+        let run = order[sorted];
+        order[sorted] = order[earliest];
+        order[earliest] = run;
+        sorted += 1;
+    }
+    // The runs in that order must tile dots 1-336 exactly.
+    let mut next = 1u16;
+    let mut position = 0;
+    while position < batches.run_count {
+        let run = &batches.runs[order[position]];
+        assert!(
+            run.first == next,
+            "a visible line's groups are not all batched: no whole-line path"
+        );
+        next = run.last + GROUP_DOTS as u16;
+        position += 1;
+    }
+    assert!(next as u32 == LINE_GROUP_DOTS + 1);
+    order
+};
+
 /// Distinct dot operation sets in the table, at most.
 pub(crate) const MAX_ACTIONS: usize = 40;
 
