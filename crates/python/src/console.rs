@@ -107,6 +107,10 @@ impl Console {
             return;
         }
         self.nes.take_audio_samples(&mut self.audio);
+        self.trim_audio();
+    }
+
+    fn trim_audio(&mut self) {
         if self.audio.len() > MAX_BUFFERED_SAMPLES {
             let excess = self.audio.len() - MAX_BUFFERED_SAMPLES;
             self.audio.drain(..excess);
@@ -152,13 +156,27 @@ impl Console {
     #[pyo3(signature = (buttons = 0, frames = 1, buttons2 = 0))]
     fn step(&mut self, py: Python<'_>, buttons: i64, frames: u32, buttons2: i64) -> PyResult<()> {
         let (pad1, pad2) = (crate::buttons(buttons)?, crate::buttons(buttons2)?);
-        self.run(py, "running frames", move |nes| {
+        // The APU holds a quarter of a second of audio: with audio on, it is taken after
+        // every frame.
+        let mut audio = std::mem::take(&mut self.audio);
+        let with_audio = self.sample_rate != 0;
+        let audio = self.run(py, "running frames", move |nes| {
             nes.set_buttons(0, pad1);
             nes.set_buttons(1, pad2);
             for _ in 0..frames {
                 nes.run_frame();
+                if with_audio {
+                    nes.take_audio_samples(&mut audio);
+                }
             }
-        })
+            audio
+        })?;
+        // (`run` may have collected a last few samples meanwhile: they come after.)
+        let mut audio = audio;
+        audio.append(&mut self.audio);
+        self.audio = audio;
+        self.trim_audio();
+        Ok(())
     }
 
     /// Presses the console's reset button (a soft reset: RAM and the cartridge keep their

@@ -57,8 +57,8 @@ PLAY_STATE_GAME_OVER = 10
 PIECES = "TJZOSLI"
 NO_PIECE = len(PIECES)  # 7: no piece (orientation ID $13 or out of range)
 
-# The game's orientation IDs of each piece type, in the order A (clockwise) steps through
-# them: T 00-03, J 04-07, Z 08-09, O 0A, S 0B-0C, L 0D-10, I 11-12. The spawn orientations
+# The game's orientation IDs of each piece type, in ID order (the driver presses A until the
+# ID it wants comes up, whichever way A turns): T 00-03, J 04-07, Z 08-09, O 0A, S 0B-0C, L 0D-10, I 11-12. The spawn orientations
 # are 02, 07, 08, 0A, 0B, 0E, 12.
 ORIENTATIONS = [
     [0x00, 0x01, 0x02, 0x03],
@@ -221,7 +221,7 @@ class TetrisEnv(gym.Env):
         rom: a path or the bytes of the NES Tetris ROM.
         action_mode: ``"placement"`` (default): ``Discrete(40)``, action ``a`` puts the
             falling piece at rotation index ``a // 10`` (0-3, into the piece's orientations
-            in the order A rotates through them, wrapping) and pivot column ``a % 10``; the
+            in ID order, wrapping) and pivot column ``a % 10``; the
             environment presses the buttons (taps of A and Left/Right, then Down until the
             piece locks) and returns when the next piece is under control. A target that
             cannot be reached is approached as far as possible and the piece dropped there
@@ -235,6 +235,8 @@ class TetrisEnv(gym.Env):
         max_placement_frames: frames a placement may take at most.
         randomize: vary each episode (new random seed bytes and next piece from the
             environment's seeded generator); ``False`` starts every episode alike.
+        start_frames: frames the first reset may press Start for before it decides the
+            ROM is not NES Tetris (``RuntimeError``).
 
     The first ``reset`` presses Start through the menus until the game is on, and keeps a
     save state of that moment; each reset loads it (so resets cost one state load).
@@ -257,6 +259,7 @@ class TetrisEnv(gym.Env):
         randomize: bool = True,
         render_mode: Optional[str] = None,
         power_on: str = "hardware",
+        start_frames: int = 6000,
     ) -> None:
         if action_mode not in ("placement", "frame"):
             raise ValueError(f"action_mode must be 'placement' or 'frame', not {action_mode!r}")
@@ -284,7 +287,7 @@ class TetrisEnv(gym.Env):
             self.observation_space = state_observation_space()
         else:
             self.observation_space = observation_space(obs_type)
-        start_game(self.console)
+        start_game(self.console, start_frames)
         self._start_state = self.console.save_state()
         self._steps = 0
 
