@@ -41,6 +41,8 @@ DEFAULT_ROMS = [
     "mapper/holy-mapperel/M1_P128K_C32K.nes",
     "mapper/holy-mapperel/M2_P128K_CR8K_V.nes",
     "mapper/holy-mapperel/M3_P32K_C32K_H.nes",
+    "cpu/instr_test-v5/official_only.nes",
+    "ppu/ppu_vbl_nmi/ppu_vbl_nmi.nes",
 ]
 
 
@@ -95,15 +97,39 @@ def ours_batched_steps(
     return calls * envs / (time.perf_counter() - start)
 
 
+def core_scaling(nes: str, rom: pathlib.Path) -> float:
+    """What two cores give the emulator itself right now: ``nes bench --jobs 2`` total over
+    ``--jobs 1`` (other load on the machine shows here first)."""
+    import json
+    import subprocess
+
+    def total(jobs: int) -> float:
+        out = subprocess.run(
+            [nes, "bench", str(rom), "--frames", "1500", "--runs", "3", "--no-audio",
+             "--no-video", "--jobs", str(jobs), "--json"],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        report = json.loads(out)
+        return float(report.get("total_fps", report.get("fps", 0.0)))
+
+    single = total(1)
+    return total(2) / single if single else 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("roms", nargs="*", help="ROMs (default: four holy-mapperel boards, mappers 0-3)")
+    parser.add_argument("roms", nargs="*", help="ROMs (default: holy-mapperel NROM, MMC1, UxROM and CNROM boards and two blargg tests)")
     parser.add_argument("--steps", type=int, default=1500, help="steps per measurement")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--frame-skip", type=int, default=4)
     parser.add_argument("--envs", type=int, default=8, help="consoles in the batched env")
     parser.add_argument("--threads", type=int, default=2, help="native threads of the batched env")
     parser.add_argument("--no-nes-py", action="store_true", help="measure ours only")
+    parser.add_argument(
+        "--nes",
+        default=str(ROOT / "target" / "release" / "nes") if (ROOT / "target" / "release" / "nes").is_file() else None,
+        help="the release nes binary, for the last column (default: target/release/nes if built)",
+    )
     args = parser.parse_args()
     shared = pathlib.Path(os.environ.get("NES_TEST_ROMS", ROOT.parent / "shared" / "test-roms"))
     roms = [pathlib.Path(rom) for rom in args.roms] or [shared / rom for rom in DEFAULT_ROMS]
@@ -117,10 +143,15 @@ def main() -> int:
     rows = []
     for rom in roms:
         runs = {"nes-py": [], "single": [], "batched": []}
+        refused = None
         for round_ in range(args.rounds):
             seed = round_
-            if not args.no_nes_py:
-                runs["nes-py"].append(nes_py_steps(rom, args.steps, args.frame_skip, seed))
+            if not args.no_nes_py and refused is None:
+                try:
+                    runs["nes-py"].append(nes_py_steps(rom, args.steps, args.frame_skip, seed))
+                except Exception as error:  # nes-py refuses the ROM: n/a in the table
+                    refused = f"{type(error).__name__}: {error}"
+                    print(f"{rom.name}: nes-py refused it ({refused})", file=sys.stderr)
             runs["single"].append(ours_single_steps(rom, args.steps, args.frame_skip, seed))
             runs["batched"].append(
                 ours_batched_steps(rom, args.steps, args.frame_skip, seed, args.envs, args.threads)
@@ -131,9 +162,13 @@ def main() -> int:
                 file=sys.stderr,
             )
         median = {name: statistics.median(values) for name, values in runs.items() if values}
+        median["core"] = core_scaling(args.nes, rom) if args.nes else None
         rows.append((rom.name, median))
-    print("| ROM | nes-py steps/s | ours, 1 env | ours / nes-py | ours, batched | batched / 1 env |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| ROM | nes-py steps/s | ours, 1 env | ours / nes-py | ours, batched "
+        f"({args.envs} envs, {args.threads} threads) | batched / 1 env | core, 2 jobs / 1 |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, median in rows:
         nes_py = median.get("nes-py")
         ratio = f"{median['single'] / nes_py:.2f}x" if nes_py else "n/a"
@@ -143,7 +178,8 @@ def main() -> int:
         )
         print(
             f"{median['single']:,.0f} | {ratio} | {median['batched']:,.0f} | "
-            f"{median['batched'] / median['single']:.2f}x |"
+            f"{median['batched'] / median['single']:.2f}x | "
+            + (f"{median['core']:.2f}x |" if median["core"] else "n/a |")
         )
     return 0
 

@@ -47,6 +47,18 @@ def test_bad_roms_raise_clear_exceptions(tmp_path):
         Console(b"", region="secam")
 
 
+def test_random_programs_run_without_errors():
+    # Random PRG on NROM (the CPU may jam on a KIL opcode: the console goes on).
+    rng = np.random.default_rng(21)
+    for _ in range(12):
+        prg = rng.integers(0, 256, size=0x8000, dtype=np.uint8).tobytes()
+        console = Console(b"NES\x1a" + bytes([2, 1, 0, 0]) + bytes(8) + prg + bytes(0x2000))
+        console.step(int(rng.integers(0, 256)), 20)
+        assert console.frame_count == 20
+        console.screen()
+        console.load_state(console.save_state())
+
+
 def test_bad_arguments_raise(copy_rom):
     console = Console(copy_rom)
     with pytest.raises(ValueError, match="buttons"):
