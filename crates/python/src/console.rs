@@ -370,6 +370,8 @@ impl Console {
     /// own numbering) and pivot column `x` (0-9), drops it until it locks and runs until the
     /// next piece is under control or the game ends, within `max_frames` frames (GIL
     /// released). Returns `(frames, reached, locked, game_over)`. See `cyclenes.tetris`.
+    /// (With audio on, only the last quarter second of a placement's audio is kept: the
+    /// driver is meant for agents, which run without sound.)
     #[pyo3(signature = (piece_id, x, max_frames = 2000))]
     fn tetris_place(
         &mut self,
