@@ -48,3 +48,25 @@ ensure_window_test_tools() {
     apt_install_missing "${WINDOW_TEST_DEBIAN_PACKAGES[@]}"
   fi
 }
+
+# The Python package's tests (crates/python): a virtual environment in target/pyenv with the
+# pinned build and test requirements. Needs CPython >= 3.9 with venv (Debian's python3-venv).
+PYTHON_ENV="target/pyenv"
+
+ensure_python_env() {
+  if ! command -v python3 >/dev/null 2>&1 || ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
+    if command -v dpkg-query >/dev/null 2>&1; then
+      apt_install_missing python3 python3-venv python3-pip
+    fi
+  fi
+  if ! python3 -c "import sys; sys.exit(sys.version_info < (3, 9))"; then
+    echo "python3 is $(python3 --version 2>&1); the Python package needs 3.9 or newer" >&2
+    exit 1
+  fi
+  if [ ! -x "$PYTHON_ENV/bin/python" ]; then
+    python3 -m venv "$PYTHON_ENV"
+  fi
+  # pip skips what is already installed at the pinned version, so reruns are quick.
+  "$PYTHON_ENV/bin/python" -m pip install -q --disable-pip-version-check \
+    -r crates/python/requirements-test.txt
+}

@@ -105,6 +105,9 @@ impl CpuRegisters {
     }
 }
 
+/// Size of the console's CPU RAM in bytes ([`Nes::ram`]).
+pub const CPU_RAM_SIZE: usize = motherboard::RAM_SIZE;
+
 /// Width and height of the picture.
 pub const SCREEN_WIDTH: usize = 256;
 pub const SCREEN_HEIGHT: usize = 240;
@@ -418,6 +421,19 @@ impl Nes {
     /// write path (registers see the write) without advancing time.
     pub fn poke(&mut self, addr: u16, value: u8) {
         self.board.poke(addr, value);
+    }
+
+    /// The 2 KiB of CPU RAM ($0000-$07FF, mirrored up to $1FFF), as a whole: for frontends
+    /// that read all of it every frame (a Python NumPy view, RAM-based observations), where
+    /// 2,048 [`Nes::peek`] calls would go through the memory map one by one.
+    pub fn ram(&self) -> &[u8; CPU_RAM_SIZE] {
+        &self.board.ram
+    }
+
+    /// The 2 KiB of CPU RAM for writing, as [`Nes::poke`] writes it: directly, taking no
+    /// time. Made between frames (or instructions) like any poke.
+    pub fn ram_mut(&mut self) -> &mut [u8; CPU_RAM_SIZE] {
+        &mut self.board.ram
     }
 
     /// Read the PPU address space ($0000-$3FFF: pattern tables, nametables after mirroring,
@@ -773,6 +789,22 @@ mod tests {
         assert_eq!(budgeted.frame_count(), 3);
         assert!(budgeted.run_frame_within(1_000_000), "and can go on");
         assert_eq!(budgeted.frame_count(), 4);
+    }
+
+    #[test]
+    fn ram_slices_are_peek_and_poke() {
+        // INC $10; JMP $8000: the program's own writes show in `ram`.
+        let mut nes = Nes::from_ines(&rom(&[0xE6, 0x10, 0x4C, 0x00, 0x80], &[0x40])).unwrap();
+        nes.run_frame();
+        assert_eq!(nes.ram()[0x10], nes.peek(0x0010));
+        assert_ne!(nes.ram()[0x10], 0);
+        // Writes through `ram_mut` are what the CPU reads, at every mirror.
+        nes.ram_mut()[0x7FF] = 0x5A;
+        assert_eq!(nes.peek(0x07FF), 0x5A);
+        assert_eq!(nes.peek(0x1FFF), 0x5A);
+        nes.poke(0x0801, 0xA5);
+        assert_eq!(nes.ram()[1], 0xA5);
+        assert_eq!(nes.ram().len(), CPU_RAM_SIZE);
     }
 
     #[test]
