@@ -117,30 +117,32 @@ impl Ppu {
         let line = self.scanline;
         // Dots 65-256 are 96 read/write pairs. From an aligned address the scan below uses at
         // most 8 * 4 + 56 = 88 of them, so it always ends by wrapping or by filling up.
-        let mut pairs_used: u16 = 0;
-        let mut addr = usize::from(self.oam_addr);
+        let start = usize::from(self.oam_addr);
+        let mut addr = start;
         let mut found: usize = 0;
         let mut last_read = self.oam_bus;
+        // The Y of the out-of-range sprites checked since the last one found: each was
+        // written to the next free slot (the write happens whatever the comparison says;
+        // only the index decides whether the byte stays), so the last of them is what the
+        // slot holds. Kept in a register until the scan ends.
+        let mut unkept_y: Option<u8> = None;
         let mut wrapped = false;
         while found < 8 {
             let y = self.oam[addr & 0xFF];
-            let slot = found * 4;
             if line.wrapping_sub(u16::from(y)) < height {
-                if pairs_used == 0 {
+                if addr == start {
                     self.evaluation.sprite_zero_found = true;
                 }
+                let slot = found * 4;
                 for byte in 0..4 {
                     self.secondary_oam[(slot + byte) & 31] = self.oam[(addr + byte) & 0xFF];
                 }
                 last_read = self.oam[(addr + 3) & 0xFF];
-                pairs_used += 4;
+                unkept_y = None;
                 found += 1;
             } else {
-                // The write happens whatever the comparison says; only the index decides
-                // whether the byte stays.
-                self.secondary_oam[slot & 31] = y;
+                unkept_y = Some(y);
                 last_read = y;
-                pairs_used += 1;
             }
             addr += 4;
             if addr > 0xFF {
@@ -148,6 +150,11 @@ impl Ppu {
                 break;
             }
         }
+        if let Some(y) = unkept_y {
+            self.secondary_oam[(found * 4) & 31] = y;
+        }
+        // One pair per sprite checked, three more per sprite copied.
+        let pairs_used = ((addr - start) / 4 + 3 * found) as u16;
         let evaluation = &mut self.evaluation;
         evaluation.first_check = pairs_used == 0;
         evaluation.secondary_index = (found * 4) as u8;
@@ -169,12 +176,65 @@ impl Ppu {
             self.oam_bus = bus_value;
             evaluation.finish();
         } else {
-            // Eight found: the overflow search runs dot by dot from here.
+            // Eight found: the buggy overflow search runs from here.
             evaluation.state = EvaluationState::Full;
             evaluation.latch = last_read;
             self.oam_bus = last_read;
-            self.run_evaluation_steps(65 + 2 * pairs_used);
+            self.run_overflow_search(96 - pairs_used, height);
         }
+    }
+
+    /// The last `pairs` read/write pairs of a line whose secondary OAM is full (state
+    /// `Full`), ending on dot 256: the overflow search of `evaluation_write_step`, one pair
+    /// per loop turn while it lasts, then the `Done` pairs in one step (each reads
+    /// OAM[OAMADDR] and adds 4). Writes are disabled throughout, so each write cycle reads
+    /// secondary OAM at the index the search stopped at, and the OAM bus ends on that byte.
+    fn run_overflow_search(&mut self, mut pairs: u16, height: u16) {
+        let line = self.scanline;
+        let mut state = self.evaluation.state;
+        let mut latch = self.evaluation.latch;
+        let mut addr = self.oam_addr;
+        while pairs > 0 && state != EvaluationState::Done {
+            latch = self.oam[usize::from(addr)];
+            pairs -= 1;
+            match state {
+                EvaluationState::Full => {
+                    if line.wrapping_sub(u16::from(latch)) < height {
+                        self.sprite_overflow = true;
+                        state = EvaluationState::OverflowCopy(3);
+                        addr = addr.wrapping_add(1);
+                    } else {
+                        // The hardware bug: n and m both increment, m without carrying.
+                        let n = ((addr >> 2) + 1) & 0x3F;
+                        addr = (n << 2) | (addr.wrapping_add(1) & 3);
+                        if n == 0 {
+                            state = EvaluationState::Done;
+                        }
+                    }
+                }
+                EvaluationState::OverflowCopy(left) if left > 1 => {
+                    addr = addr.wrapping_add(1);
+                    state = EvaluationState::OverflowCopy(left - 1);
+                }
+                // The copy's last step: "+1, then clear the low two bits".
+                EvaluationState::OverflowCopy(_) => {
+                    addr = addr.wrapping_add(1) & 0xFC;
+                    state = EvaluationState::Done;
+                }
+                EvaluationState::Scanning | EvaluationState::Done => {}
+            }
+        }
+        if pairs > 0 {
+            // Done: read OAM[OAMADDR], then OAMADDR += 4, for each pair left.
+            latch = self.oam[usize::from(addr.wrapping_add(((pairs - 1) * 4) as u8))];
+            addr = addr.wrapping_add((pairs * 4) as u8);
+        }
+        self.oam_addr = addr;
+        let evaluation = &mut self.evaluation;
+        evaluation.state = state;
+        evaluation.latch = latch;
+        self.oam_bus = self.secondary_oam[usize::from(evaluation.secondary_index) & 31];
+        evaluation.finish();
     }
 
     /// The per-dot evaluation steps from `first_dot` through dot 256.
