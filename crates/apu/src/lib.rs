@@ -255,6 +255,22 @@ impl Apu {
         self.cycle
     }
 
+    /// The first tick that may have work to do (`tick` runs the event handler from there on):
+    /// until it, a tick only counts. Register accesses and settings can move it earlier.
+    #[inline(always)]
+    pub fn next_event(&self) -> u64 {
+        self.next_event
+    }
+
+    /// [`Apu::tick`] on a cycle before [`Apu::next_event`], where it only counts: for a
+    /// caller that has already made that comparison (the console folds it into one test per
+    /// cycle with its other deadlines).
+    #[inline(always)]
+    pub fn tick_before_event(&mut self) {
+        debug_assert!(self.cycle < self.next_event);
+        self.cycle = self.cycle.wrapping_add(1);
+    }
+
     /// Advance exactly one CPU cycle.
     #[inline(always)]
     pub fn tick(&mut self) {

@@ -32,7 +32,7 @@ impl Motherboard {
             return external;
         }
         let register = 0x4000 | (addr & 0x1F);
-        match register {
+        let value = match register {
             0x4015 => {
                 let status = self.apu.read_status();
                 match kind {
@@ -47,6 +47,9 @@ impl Motherboard {
                 value
             }
             _ => external,
-        }
+        };
+        // A $4015 read acknowledges the frame IRQ (the APU's next event moves).
+        self.resync();
+        value
     }
 }

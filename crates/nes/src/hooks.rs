@@ -270,6 +270,8 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
             uncounted: 1,
         };
         self.hooks.on_exec(&mut machine, addr);
+        // The hook may have changed any chip.
+        self.board.resync();
     }
     #[inline(always)]
     fn write_hooked(&self, addr: u16) -> bool {
@@ -292,6 +294,8 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
             uncounted: 0,
         };
         self.hooks.on_write(&mut machine, addr, value);
+        // The hook may have changed any chip.
+        self.board.resync();
     }
     #[inline(always)]
     fn read_hooked(&self, addr: u16) -> bool {
@@ -309,6 +313,8 @@ impl<H: MemoryHooks> Bus for HookedBus<'_, H> {
             uncounted: u64::from(self.opcode_read.get()),
         };
         self.hooks.on_read(&mut machine, addr, value);
+        // The hook may have changed any chip.
+        self.board.resync();
     }
 }
 
@@ -316,6 +322,7 @@ impl Nes {
     /// Runs instructions on the hooked bus until the PPU has completed `target` frames:
     /// `hooks` is called at every hooked access (see [`Nes::run_frame_with`]).
     pub(crate) fn run_hooked_until<H: MemoryHooks>(&mut self, target: u64, hooks: &mut H) {
+        self.board.resync();
         let mut bus = HookedBus::new(&mut self.board, hooks);
         while bus.board.ppu.frames_completed() < target {
             self.cpu.step(&mut bus);
@@ -325,6 +332,7 @@ impl Nes {
 
     /// [`Nes::step_instruction`] with memory hooks.
     pub fn step_instruction_hooked<H: MemoryHooks>(&mut self, hooks: &mut H) {
+        self.board.resync();
         let mut bus = HookedBus::new(&mut self.board, hooks);
         self.cpu.step(&mut bus);
         self.board.sync_ppu();

@@ -284,6 +284,7 @@ impl Nes {
         self.board.ports.read_this_frame = false;
         let target = self.board.ppu.frames_completed() + 1;
         let deadline = self.cpu.cycles().saturating_add(cycle_budget);
+        self.board.resync();
         self.cpu.run_until(&mut self.board, |cpu, board| {
             board.ppu.frames_completed() >= target || cpu.cycles() >= deadline
         });
@@ -307,6 +308,7 @@ impl Nes {
         if map.exec.any() || map.write.any() || map.read.any() {
             self.run_hooked_until(target, hooks);
         } else {
+            self.board.resync();
             self.cpu.run_until(&mut self.board, |_, board| {
                 board.ppu.frames_completed() >= target
             });
@@ -337,6 +339,7 @@ impl Nes {
     /// Execute one CPU instruction (or interrupt sequence), keeping all chips in step. DMA
     /// cycles that halt the CPU happen inside it.
     pub fn step_instruction(&mut self) {
+        self.board.resync();
         self.cpu.step(&mut self.board);
         self.board.sync_ppu();
     }
@@ -370,6 +373,7 @@ impl Nes {
         self.board.apu.reset();
         // None of the boards sees the reset line: the cartridge goes on as it was.
         self.board.oam_dma_page = None;
+        self.board.resync();
         match self.power_on.timeline {
             Timeline::Hardware => self.cpu.reset(&mut self.board),
             Timeline::Fceux => self.instant_reset(),

@@ -24,9 +24,17 @@ impl Motherboard {
     }
 
     /// A CPU read of the PPU registers ($2000-$3FFF), the 2A03's ($4000-$401F) or the
-    /// cartridge's register space ($4020-$5FFF).
+    /// cartridge's register space ($4020-$5FFF). Any of them may move the PPU's next
+    /// catch-up or the APU's next event (a $2002 read, a $4015 acknowledge), hence `resync`.
     #[inline(never)]
     fn read_registers(&mut self, addr: u16) -> u8 {
+        let value = self.read_register_devices(addr);
+        self.resync();
+        value
+    }
+
+    #[inline(always)]
+    fn read_register_devices(&mut self, addr: u16) -> u8 {
         if addr >= 0x4020 {
             // Board registers here may report PPU state (a scanline counter, a status
             // flag): the PPU is caught up to the access first, as for cartridge writes.
@@ -77,9 +85,16 @@ impl Motherboard {
         }
     }
 
-    /// A CPU write above work RAM: PPU and 2A03 registers, cartridge.
+    /// A CPU write above work RAM: PPU and 2A03 registers, cartridge. Each may move the
+    /// PPU's next catch-up, the APU's next event or a DMA request, hence `resync`.
     #[inline(never)]
     fn write_devices(&mut self, addr: u16, value: u8) {
+        self.write_device(addr, value);
+        self.resync();
+    }
+
+    #[inline(always)]
+    fn write_device(&mut self, addr: u16, value: u8) {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {

@@ -57,6 +57,15 @@ pub(crate) struct Motherboard {
     /// Source page of an OAM DMA requested by a $4014 write and not yet started.
     pub(crate) oam_dma_page: Option<u8>,
     pub(crate) scheduler: PpuScheduler,
+    /// The CPU cycle at whose end something beyond counting may be due: the PPU's next
+    /// catch-up or the APU's next event, whichever is first, or 0 after anything that may
+    /// have moved either (a register access, a catch-up from outside a cycle, a DMA
+    /// transfer, a hook). One comparison per cycle instead of one per chip; derived, not
+    /// state (see `resync`).
+    attention: u64,
+    /// `oam_dma_page.is_some() || apu.dmc_dma_wanted()`, as of the last change to either:
+    /// the CPU asks before every read cycle, and one load is cheaper there than two.
+    dma_wanted: bool,
 }
 
 /// The motherboard's own part of a save state: everything in [`Motherboard`] but the chips,
@@ -97,6 +106,9 @@ impl Motherboard {
             // Always caught up between `Nes` calls, when states are taken; the rest follows
             // the PPU, the cartridge and the settings.
             scheduler: _,
+            // Derived from the chips (see `resync`).
+            attention: _,
+            dma_wanted: _,
         } = self;
         let JoypadPorts {
             pads,
@@ -131,6 +143,8 @@ impl Motherboard {
             internal_bus,
             oam_dma_page,
             scheduler: _,
+            attention: _,
+            dma_wanted: _,
         } = self;
         let JoypadPorts {
             pads,
@@ -169,6 +183,8 @@ impl Motherboard {
             oam_dma_page: None,
             scheduler: PpuScheduler::new(region.clock().aligned(alignment), &cart),
             cart,
+            attention: 0,
+            dma_wanted: false,
         }
     }
 
@@ -187,11 +203,31 @@ impl Motherboard {
     }
 
     /// Runs the PPU to the present and schedules its next catch-up, between CPU cycles.
+    /// Every `Nes` call ends here and every hook starts here, so it also makes the next
+    /// cycle re-derive what the per-cycle tests cache (see `resync`).
     #[inline(never)]
     pub(crate) fn sync_ppu(&mut self) {
         let cycle = self.cycle();
         self.scheduler
             .catch_up_to_cycle(&mut self.ppu, &mut self.cart, cycle);
+        self.resync();
+    }
+
+    /// Re-derives the per-cycle caches after something outside the cycle's own clocking may
+    /// have changed a chip: the DMA request now, and the attention cycle at the end of the
+    /// cycle in progress (0 makes that cycle take the full path, which recomputes it). Called
+    /// by every path that can change the PPU's next catch-up, the APU's next event or a DMA
+    /// request: register accesses, DMA completions, catch-ups from outside a cycle, and
+    /// `Nes` before it runs the CPU (settings and state loads change chips between calls).
+    #[inline]
+    pub(crate) fn resync(&mut self) {
+        self.attention = 0;
+        self.refresh_dma_wanted();
+    }
+
+    #[inline(always)]
+    fn refresh_dma_wanted(&mut self) {
+        self.dma_wanted = self.oam_dma_page.is_some() | self.apu.dmc_dma_wanted();
     }
 
     /// After a state load: the PPU's dot count restarts from the restored cycle count.
@@ -227,14 +263,30 @@ impl Motherboard {
         }
     }
 
+    /// The end of CPU cycle `cycle()`: on most cycles only the APU's count moves (the PPU
+    /// falls behind, the APU has no event due); `attention` says when more may be due.
     #[inline(always)]
     fn end_cycle(&mut self) {
         let cycle = self.cycle();
+        if cycle >= self.attention {
+            self.end_cycle_with_attention(cycle);
+        } else {
+            debug_assert!(!self.scheduler.due_at_end_of(cycle));
+            self.apu.tick_before_event();
+        }
+    }
+
+    /// The end of a cycle at or past `attention`: the PPU catch-up if due, the APU's tick
+    /// with its events, then the next attention cycle and DMA request from what they left.
+    #[inline(never)]
+    fn end_cycle_with_attention(&mut self, cycle: u64) {
         if self.scheduler.due_at_end_of(cycle) {
             self.scheduler
                 .catch_up_to_cycle(&mut self.ppu, &mut self.cart, cycle + 1);
         }
         self.apu.tick();
+        self.attention = self.scheduler.sync_cycle().min(self.apu.next_event());
+        self.refresh_dma_wanted();
     }
 
     /// Read the CPU address space as a debugger would: no register side effects.
@@ -298,8 +350,11 @@ impl nes_cpu::Bus for Motherboard {
 
     #[inline(always)]
     fn dma_requested(&self) -> bool {
-        // Non-short-circuit: two loads and one branch on the per-read path.
-        self.oam_dma_page.is_some() | self.apu.dmc_dma_wanted()
+        debug_assert_eq!(
+            self.dma_wanted,
+            self.oam_dma_page.is_some() | self.apu.dmc_dma_wanted()
+        );
+        self.dma_wanted
     }
 
     #[inline]
@@ -310,6 +365,7 @@ impl nes_cpu::Bus for Motherboard {
     #[inline]
     fn oam_dma_started(&mut self) {
         self.oam_dma_page = None;
+        self.refresh_dma_wanted();
     }
 
     #[inline]
@@ -320,6 +376,7 @@ impl nes_cpu::Bus for Motherboard {
     #[inline]
     fn dmc_dma_complete(&mut self, value: u8) {
         self.apu.dmc_dma_complete(value);
+        self.resync();
     }
 }
 

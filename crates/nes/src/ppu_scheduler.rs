@@ -124,6 +124,12 @@ impl PpuScheduler {
         self.sync_each_cycle
     }
 
+    /// The CPU cycle at whose end the PPU must next be caught up (0: every cycle).
+    #[inline(always)]
+    pub(crate) fn sync_cycle(&self) -> u64 {
+        self.sync_cycle
+    }
+
     /// Whether the PPU must be caught up at the end of CPU cycle `cycle`.
     #[inline(always)]
     pub(crate) fn due_at_end_of(&self, cycle: u64) -> bool {
