@@ -590,7 +590,7 @@ impl Ppu {
         let start_x = self.pixel_x;
         let whole_plain_tile = end_x.wrapping_sub(start_x) == 8
             && end_x <= FRAME_WIDTH as u16
-            && !self.sprite_line.occupied
+            && self.no_sprite_pixels(start_x)
             && usize::from(start_x) >= self.background_min_x
             && self.colour_pairs.valid;
         if !whole_plain_tile {
@@ -610,6 +610,26 @@ impl Ppu {
             let values = self.colour_pairs.values[usize::from(cells_byte)];
             pixels[0] = values as u16;
             pixels[1] = (values >> 16) as u16;
+        }
+    }
+
+    /// Whether the 8 pixels from `x` have no opaque sprite pixel: the line has no sprite, or
+    /// none of its sprites covers them (on a sprite line most tiles are still bare). Such
+    /// pixels are the background's alone, as on a line without sprites: no priority to
+    /// resolve, no sprite 0 hit.
+    /// An empty line's buffer is all zero (`SpriteLine::occupied`), so one 8-byte load and
+    /// test answers for every line.
+    #[inline(always)]
+    fn no_sprite_pixels(&self, x: u16) -> bool {
+        let x = usize::from(x);
+        match self
+            .sprite_line
+            .pixels
+            .get(x..x + 8)
+            .map(<[u8; 8]>::try_from)
+        {
+            Some(Ok(span)) => u64::from_ne_bytes(span) == 0,
+            _ => false,
         }
     }
 

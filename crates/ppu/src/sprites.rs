@@ -81,7 +81,8 @@ impl SpriteUnit {
 #[derive(Clone, BorshSerialize, BorshDeserialize)]
 pub(crate) struct SpriteLine {
     pub pixels: [u8; 256],
-    /// Whether any cell is non-zero (so clearing can be skipped on sprite-free lines).
+    /// Whether any cell may be non-zero (so clearing can be skipped on sprite-free lines).
+    /// Never false while a cell is non-zero.
     pub occupied: bool,
     /// Pattern address of the slot being fetched, set at its low-byte fetch.
     pattern_addr: u16,
@@ -139,7 +140,11 @@ impl SpriteLine {
             check_range("PPU sprite units' frozen scanline", line, 0..=last_scanline)?;
             check_range("PPU sprite units' frozen pixel x", x, 0..=width)?;
         }
-        Ok(())
+        // The pixel output reads an unoccupied line's buffer as all transparent.
+        nes_state::check_consistent(
+            self.occupied || self.pixels.iter().all(|&pixel| pixel == 0),
+            "PPU sprite line buffer holds pixels but is marked empty",
+        )
     }
 
     /// Empties the buffer before the next line's sprites are fetched (dot 257).
