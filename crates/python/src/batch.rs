@@ -10,6 +10,7 @@ use numpy::{
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use rayon::prelude::*;
 
 use crate::console::{panic_message, Console};
 use crate::picture::{Render, RgbTable};
@@ -21,62 +22,110 @@ use crate::{rom_image, state_bytes, tetris, Start};
 /// power_on_ram=None, region=None)`
 ///
 /// Every console powers on as `Console(rom, ...)` does. `threads` is how many native threads
-/// share the work (default: the machine's cores, at most `n`); `render` is what `step` and
-/// `observe` return for each console: `"rgb"` (240x256x3), `"index"` (240x256 palette
-/// indices) or `"none"`.
+/// the batch starts for itself and keeps until it is dropped (default: the machine's cores,
+/// at most `n`; with 1, the calling thread does the work); each call hands them the consoles
+/// one at a time, so a thread that finishes early takes the consoles still waiting.
+/// `render` is what `step` and `observe` return for each console: `"rgb"` (240x256x3),
+/// `"index"` (240x256 palette indices) or `"none"`.
 #[pyclass(module = "cyclenes._native")]
 #[derive(Debug)]
 pub struct ConsoleBatch {
     consoles: Vec<Nes>,
     start: Start,
-    threads: usize,
+    workers: Workers,
     render: Render,
     rgb: RgbTable,
     /// (n, 2048): console i's RAM between calls, as `Console.ram` is.
     ram: Py<PyArray2<u8>>,
 }
 
-/// Work on console `i` with its share of the picture buffer and its result.
+/// Work on console `i` with its picture and its result.
 type ConsoleWork<'a, R> = &'a (dyn Fn(usize, &mut Nes, &mut [u8], &mut R) + Sync);
 
 /// The pictures of a batch as one NumPy array (`None` when nothing is rendered).
 type Pictures<'py> = Option<Bound<'py, PyArrayDyn<u8>>>;
 
-/// Runs `work(i, console, picture, result)` for every console, spread over `threads` threads
-/// (the calling thread takes the last share). `pictures` holds `picture_len` bytes per
-/// console (0: none).
-fn for_each<R: Send>(
-    consoles: &mut [Nes],
+/// A batch's native threads: one rayon pool, started by `ConsoleBatch(...)` and reused by
+/// every call (no thread is spawned per call).
+#[derive(Debug)]
+struct Workers {
+    /// `None` with one thread: the calling thread steps the consoles itself, as handing them
+    /// to a lone pool thread would only add a wake-up to every call.
+    pool: Option<rayon::ThreadPool>,
     threads: usize,
+    /// The process that started `pool`. A child made by `fork()` has none of its parent's
+    /// threads: a call there would wait forever on a pool with nobody in it, so the child
+    /// starts a pool of its own (see `Workers::pool`).
+    pid: u32,
+}
+
+impl Workers {
+    fn start(threads: usize) -> PyResult<Workers> {
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("cyclenes-batch-{i}"))
+                .build()
+                .map_err(|error| {
+                    PyRuntimeError::new_err(format!("cannot start the batch's threads: {error}"))
+                })?;
+            Some(pool)
+        } else {
+            None
+        };
+        Ok(Workers {
+            pool,
+            threads,
+            pid: std::process::id(),
+        })
+    }
+
+    /// The pool (`None`: the calling thread), restarted first when this process is a
+    /// `fork()` of the one that started it.
+    fn pool(&mut self) -> PyResult<Option<&rayon::ThreadPool>> {
+        if self.pool.is_some() && self.pid != std::process::id() {
+            let inherited = std::mem::replace(self, Workers::start(self.threads)?);
+            // Dropping a pool signals its threads, which do not exist in this process (and
+            // whose locks may have been held at the fork): it is left alone instead, a few
+            // hundred bytes leaked once per forked child.
+            std::mem::forget(inherited);
+        }
+        Ok(self.pool.as_ref())
+    }
+}
+
+/// Runs `work(i, console, picture, result)` for every console on `pool`, each console a task
+/// of its own: a thread that is done takes the consoles still waiting, so one slow thread
+/// does not hold up a fixed share of the batch (without a pool, one after the other on the
+/// calling thread). `pictures` holds `picture_len` bytes per console (0: none). A panic in
+/// `work` is raised again on the calling thread.
+fn for_each<R: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    consoles: &mut [Nes],
     pictures: &mut [u8],
     picture_len: usize,
     results: &mut [R],
     work: ConsoleWork<'_, R>,
 ) {
-    let n = consoles.len();
-    let per = n.div_ceil(threads.clamp(1, n.max(1))).max(1);
-    let run_share = |first: usize, share: &mut [Nes], pictures: &mut [u8], results: &mut [R]| {
-        for (offset, (nes, result)) in share.iter_mut().zip(results.iter_mut()).enumerate() {
-            let picture = &mut pictures[offset * picture_len..(offset + 1) * picture_len];
-            work(first + offset, nes, picture, result);
+    let Some(pool) = pool else {
+        for (i, (nes, result)) in consoles.iter_mut().zip(results.iter_mut()).enumerate() {
+            let picture = &mut pictures[i * picture_len..(i + 1) * picture_len];
+            work(i, nes, picture, result);
         }
+        return;
     };
-    std::thread::scope(|scope| {
-        let mut rest = (consoles, pictures, results);
-        let mut first = 0;
-        while !rest.0.is_empty() {
-            let take = per.min(rest.0.len());
-            let (share, consoles_left) = rest.0.split_at_mut(take);
-            let (share_pictures, pictures_left) = rest.1.split_at_mut(take * picture_len);
-            let (share_results, results_left) = rest.2.split_at_mut(take);
-            rest = (consoles_left, pictures_left, results_left);
-            if rest.0.is_empty() {
-                run_share(first, share, share_pictures, share_results);
-            } else {
-                let run_share = &run_share;
-                scope.spawn(move || run_share(first, share, share_pictures, share_results));
-            }
-            first += take;
+    pool.install(|| {
+        let tasks = consoles.par_iter_mut().zip(results.par_iter_mut());
+        if picture_len == 0 {
+            // `par_chunks_mut(0)` panics: without pictures every console gets an empty one.
+            tasks
+                .enumerate()
+                .for_each(|(i, (nes, result))| work(i, nes, &mut [], result));
+        } else {
+            tasks
+                .zip(pictures.par_chunks_mut(picture_len))
+                .enumerate()
+                .for_each(|(i, ((nes, result), picture))| work(i, nes, picture, result));
         }
     });
 }
@@ -166,17 +215,20 @@ impl ConsoleBatch {
         self.ram_in(py)?;
         let n = self.consoles.len();
         let picture_len = if render { self.render.bytes() } else { 0 };
+        // Zero-filled first (about 20 us for 8 RGB pictures, against milliseconds of
+        // emulation): leaving it out safely is not possible, as a `Vec` or NumPy array that
+        // the workers fill must be initialised before it is lent to them.
         let mut pictures = vec![0u8; n * picture_len];
         let mut results = vec![R::default(); n];
-        let (consoles, threads, kind, rgb) =
-            (&mut self.consoles, self.threads, self.render, &self.rgb);
+        let pool = self.workers.pool()?;
+        let (consoles, kind, rgb) = (&mut self.consoles, self.render, &self.rgb);
         // Every console renders its picture (masked-out ones too: theirs is still the
         // observation of a console that did not step).
         let outcome = py.detach(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 for_each(
+                    pool,
                     consoles,
-                    threads,
                     &mut pictures,
                     picture_len,
                     &mut results,
@@ -255,11 +307,12 @@ impl ConsoleBatch {
                 .map_or(1, usize::from)
                 .min(n),
         };
+        let workers = Workers::start(threads)?;
         let ram = PyArray2::<u8>::zeros(py, [n, nes::CPU_RAM_SIZE], false).unbind();
         let mut batch = ConsoleBatch {
             consoles,
             start,
-            threads,
+            workers,
             render,
             rgb: RgbTable::of(&Palette::ntsc()),
             ram,
@@ -272,10 +325,11 @@ impl ConsoleBatch {
         self.consoles.len()
     }
 
-    /// Native threads used per call.
+    /// Native threads that step the consoles: the batch's own, started with it and kept
+    /// for every call (with 1, the calling thread, the GIL released).
     #[getter]
     fn threads(&self) -> usize {
-        self.threads
+        self.workers.threads
     }
 
     /// What `step`/`observe` return per console: "rgb", "index" or "none".
@@ -455,7 +509,7 @@ impl ConsoleBatch {
         format!(
             "<cyclenes.ConsoleBatch {} consoles on {} threads, render {}>",
             self.consoles.len(),
-            self.threads,
+            self.threads(),
             self.render()
         )
     }

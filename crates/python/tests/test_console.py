@@ -275,3 +275,52 @@ def test_batch_matches_single_consoles(mmc1_rom):
         batch.load_state(b"garbage")
     with pytest.raises(ValueError):
         cyclenes.ConsoleBatch(rom, 0)
+
+
+def test_batch_threads_are_kept_and_share_out_every_console(mmc1_rom):
+    rom = mmc1_rom.read_bytes()
+    # More consoles than threads: each console is a task of its own on the batch's pool.
+    batch = cyclenes.ConsoleBatch(rom, 5, threads=2, render="index")
+    assert batch.threads == 2 and "on 2 threads" in repr(batch)
+    assert cyclenes.ConsoleBatch(rom, 2, threads=8).threads == 2  # at most n
+    quiet = cyclenes.ConsoleBatch(rom, 5, threads=2, render="none")
+    single = Console(rom)
+    buttons = np.array([0, 1, 2, 4, 8], np.uint8)
+    for _ in range(3):
+        pictures = batch.step(buttons, 2)
+        assert quiet.step(buttons, 2) is None
+        single.step(0, 2)
+        assert pictures.shape == (5, 240, 256)
+        assert np.array_equal(pictures[0], single.screen())
+    assert list(batch.frame_counts()) == [6] * 5
+    assert list(quiet.frame_counts()) == [6] * 5
+    assert np.array_equal(quiet.ram[0], single.ram)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork()")
+def test_batch_steps_in_a_forked_child(mmc1_rom):
+    # The batch's threads are not inherited by a fork()ed child: the child must start its
+    # own rather than wait for ever on the parent's.
+    batch = cyclenes.ConsoleBatch(mmc1_rom, 3, threads=2, render="none")
+    batch.step(np.zeros(3, np.uint8), 1)
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 only if the batch still steps
+        code = 1
+        try:
+            batch.step(np.zeros(3, np.uint8), 2)
+            code = 0 if list(batch.frame_counts()) == [3, 3, 3] else 2
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child's batch hung")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
+    batch.step(np.zeros(3, np.uint8), 1)  # the parent's threads still work
+    assert list(batch.frame_counts()) == [2, 2, 2]

@@ -67,7 +67,10 @@ class Console:
         """NES Tetris: (frames, reached, locked, game_over) of a placement."""
 
 class ConsoleBatch:
-    """N consoles of one ROM stepped together on native threads."""
+    """N consoles of one ROM stepped together on native threads: the batch's own pool of
+    ``threads`` threads (default: the machine's cores, at most n; with 1, the calling
+    thread), started with it and reused by every call, each console a task that the first
+    free thread takes."""
 
     def __init__(
         self,
@@ -82,7 +85,8 @@ class ConsoleBatch:
     ) -> None: ...
     def __len__(self) -> int: ...
     @property
-    def threads(self) -> int: ...
+    def threads(self) -> int:
+        """Native threads in the batch's pool (``threads``, at most n)."""
     @property
     def render(self) -> str: ...
     def step(
