@@ -21,7 +21,9 @@ installs nothing: make a virtual environment with both packages first, e.g.
         ../../target/bench-venv/bin/maturin develop --release)
     target/bench-venv/bin/python scripts/bench-python.py
 
-(nes-py 8.2.1 builds its C++ core on install, needs ``numpy<2``, and runs mappers 0-3 only.)
+(nes-py 8.2.1 builds its C++ core on install, needs ``numpy<2`` (installing the package's test
+requirements into the same environment upgrades NumPy: install ``numpy<2`` again after), and
+runs mappers 0-3 only.)
 """
 from __future__ import annotations
 
