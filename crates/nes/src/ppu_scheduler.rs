@@ -6,8 +6,9 @@
 //! CPU side sees without asking (an NMI output change or a frame end, see
 //! `Ppu::dots_until_event`, and the earliest dot a board's IRQ could rise, see
 //! `Cartridge::dots_until_irq_possible`); and at the end of every `Nes` step. Boards whose
-//! CPU-side mapping follows the PPU address lines get it on every cycle, and so does every
-//! board in the eager mode the lazy one is tested against (`tests/lazy_equals_eager.rs`).
+//! CPU-side mapping follows the PPU address lines get it before every CPU access; in the
+//! eager mode the lazy one is tested against (`tests/lazy_equals_eager.rs`) every board gets
+//! it before every access and at the end of every cycle.
 
 use nes_cartridge::Cartridge;
 use nes_ppu::{Ppu, PpuBus};
@@ -83,7 +84,8 @@ pub(crate) struct PpuScheduler {
     pub(crate) clock: Clock,
     /// Dots the PPU has run since power-on.
     dots_run: u64,
-    /// The CPU cycle at whose end the PPU must next be caught up (0: every cycle).
+    /// The CPU cycle at whose end the PPU must next be caught up (0: every cycle, the eager
+    /// mode).
     sync_cycle: u64,
     /// Catch the PPU up before every access too: the cartridge's CPU-side mapping follows
     /// the PPU address lines (as its registers now stand), or the eager mode is on.
@@ -217,10 +219,14 @@ impl PpuScheduler {
     /// next event's dot, or the earliest dot the cartridge's IRQ could rise, if earlier.
     /// Called after anything that may change either (a catch-up, an access to the PPU or
     /// the cartridge).
+    ///
+    /// A board whose CPU-side mapping follows A12 has the PPU caught up before every access,
+    /// which is all its mapping needs; the ends of cycles keep the event schedule (only the
+    /// eager reference runs the PPU at the end of every cycle too).
     #[inline(always)]
     pub(crate) fn schedule(&mut self, ppu: &Ppu, cart: &Cartridge) {
         self.sync_each_cycle = self.eager || cart.cpu_mapping_follows_a12();
-        self.sync_cycle = if self.sync_each_cycle {
+        self.sync_cycle = if self.eager {
             0
         } else {
             // Dots from the next one (1: it may happen on the next dot).
