@@ -12,11 +12,12 @@
 //! cart.cpu_peek(addr) -> Option<u8>        // same without side effects (debuggers, Lua, runners)
 //! cart.cpu_write(addr, value, cpu_cycle)   // $4020-$FFFF; cpu_cycle lets MMC1 ignore back-to-back writes
 //! cart.ppu_read(addr, || cpu_cycle) -> u8  // $0000-$3EFF: CHR and nametables (CIRAM lives here, wired by the board)
+//! cart.ppu_read_watched(addr, || cpu_cycle) -> u8 // ppu_read for a caller that knows watches_a12()
 //! cart.ppu_peek(addr) -> u8
 //! cart.ppu_write(addr, value, || cpu_cycle)
 //! cart.ppu_address_changed(addr, || cpu_cycle) // PPU drove addr without a read/write (A12 watchers)
 //! cart.watches_a12() -> bool               // PPU reads have effects: the board watches A12
-//! cart.cpu_mapping_follows_a12() -> bool   // CPU reads depend on PPU A12 (MMC1 boards): catch the PPU up every cycle
+//! cart.cpu_mapping_follows_a12() -> bool   // CPU reads depend on PPU A12 (MMC1 boards): catch the PPU up before every access
 //! cart.dots_until_irq_possible() -> u32    // how far the PPU may run unobserved before the IRQ can rise
 //! cart.irq_line() -> bool
 //! cart.power_cycle()                       // power off-on (battery RAM survives, options kept)
@@ -173,6 +174,16 @@ impl Cartridge {
         self.mem.ppu_read(addr)
     }
 
+    /// [`Cartridge::ppu_read`] for a caller that has already found [`Cartridge::watches_a12`]
+    /// true (a board's answer never changes): the console's timed PPU path, which would
+    /// otherwise test it again on every fetch.
+    #[inline(always)]
+    pub fn ppu_read_watched(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) -> u8 {
+        debug_assert!(self.watches_a12);
+        self.drive_a12(addr, cpu_cycle);
+        self.mem.ppu_read(addr)
+    }
+
     /// [`Cartridge::ppu_read`] without side effects: what the PPU would fetch.
     #[inline]
     pub fn ppu_peek(&self, addr: u16) -> u8 {
@@ -194,9 +205,14 @@ impl Cartridge {
     /// one compare while A12 holds.
     #[inline(always)]
     pub fn ppu_address_changed(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
-        if !self.watches_a12 {
-            return;
+        if self.watches_a12 {
+            self.drive_a12(addr, cpu_cycle);
         }
+    }
+
+    /// `addr` on the PPU bus, for a board watching A12: the filter passes its edges on.
+    #[inline(always)]
+    fn drive_a12(&mut self, addr: u16, cpu_cycle: impl FnOnce() -> u64) {
         if let Some(edge) = self.a12.drive(addr, cpu_cycle) {
             self.board.ppu_a12_changed(&mut self.mem, edge);
         }

@@ -44,8 +44,13 @@ impl Motherboard {
             value
         } else if addr < 0x4000 {
             self.sync_ppu_for_access(false);
-            let mut mem = self.scheduler.memory(&mut self.cart);
-            let value = self.ppu.read_register(addr, &mut mem);
+            let value = if self.cart.watches_a12() {
+                let mut mem = self.scheduler.memory::<true>(&mut self.cart);
+                self.ppu.read_register(addr, &mut mem)
+            } else {
+                let mut mem = self.scheduler.memory::<false>(&mut self.cart);
+                self.ppu.read_register(addr, &mut mem)
+            };
             self.open_bus = value;
             // A $2002 read clears VBlank; a $2007 read may clock an A12-watching board.
             self.scheduler.after_register_access(&self.ppu, &self.cart);
@@ -99,8 +104,13 @@ impl Motherboard {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {
                 self.sync_ppu_for_access(true);
-                let mut mem = self.scheduler.memory(&mut self.cart);
-                self.ppu.write_register(addr, value, &mut mem);
+                if self.cart.watches_a12() {
+                    let mut mem = self.scheduler.memory::<true>(&mut self.cart);
+                    self.ppu.write_register(addr, value, &mut mem);
+                } else {
+                    let mut mem = self.scheduler.memory::<false>(&mut self.cart);
+                    self.ppu.write_register(addr, value, &mut mem);
+                }
                 // A $2000 write switches the NMI output; $2006/$2007 may clock an
                 // A12-watching board.
                 self.scheduler.after_register_access(&self.ppu, &self.cart);

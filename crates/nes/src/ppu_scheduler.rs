@@ -42,7 +42,9 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     fn read(&mut self, addr: u16) -> u8 {
         if TIMED {
             let (clock, dot) = (self.clock, self.dot);
-            self.cart.ppu_read(addr, || Self::cpu_cycle(clock, dot))
+            // `TIMED` is only chosen for a board that watches A12.
+            self.cart
+                .ppu_read_watched(addr, || Self::cpu_cycle(clock, dot))
         } else {
             debug_assert!(!self.cart.watches_a12());
             // Only A12-watching boards react to PPU reads: for the rest a read is a peek.
@@ -169,8 +171,13 @@ impl PpuScheduler {
         self.outside_cycle = outside;
     }
 
-    /// The PPU's view of the cartridge at the current dot, for a register access.
-    pub(crate) fn memory<'a>(&'a self, cart: &'a mut Cartridge) -> PpuMemory<'a, true> {
+    /// The PPU's view of the cartridge at the current dot, for a register access: `TIMED`
+    /// must be `cart.watches_a12()`.
+    pub(crate) fn memory<'a, const TIMED: bool>(
+        &'a self,
+        cart: &'a mut Cartridge,
+    ) -> PpuMemory<'a, TIMED> {
+        debug_assert_eq!(TIMED, cart.watches_a12());
         PpuMemory {
             cart,
             dot: self.dots_run,
