@@ -260,6 +260,8 @@ impl Motherboard {
     fn begin_cycle(&mut self, write: bool) {
         if self.scheduler.syncs_each_access() {
             self.sync_ppu_for_access(write);
+            // The catch-up rescheduled: never let the cached attention cycle pass its result.
+            self.attention = self.attention.min(self.scheduler.sync_cycle());
         }
     }
 
