@@ -81,6 +81,30 @@ const MAX_STATE_CYCLE: u64 = 1 << 62;
 /// 8314 ticks on the 2A07), checks its own against its model's step lengths.
 const MAX_TIMER_LEAD: u64 = 8192;
 
+/// A pulse channel's timer expiry on tick `now`: the `steps` expiries it stands for, then
+/// the tick of the next one and how many that stands for (see `silent_run_steps`), and
+/// whether the channel's output changed. An inaudible channel (or audio off) stops its timer.
+fn pulse_expiry(
+    pulse: &mut Pulse,
+    steps: u16,
+    audio_enabled: bool,
+    now: u64,
+    frame_event: u64,
+) -> (u64, u16, bool) {
+    if !(pulse.is_audible() && audio_enabled) {
+        return (NEVER, 1, false);
+    }
+    let before = pulse.output();
+    pulse.step_by(steps);
+    let period = pulse.timer_period();
+    let next_steps = silent_run_steps(pulse.is_silent(), now, period, frame_event);
+    (
+        now + period * u64::from(next_steps),
+        next_steps,
+        pulse.output() != before,
+    )
+}
+
 /// The expiries a channel timer's next event may stand for. A channel whose output is 0
 /// whatever its sequencer or shift register does (volume 0) stays silent until something
 /// changes its volume, its length counter or its period: a frame-counter clock or a register
@@ -362,31 +386,28 @@ impl Apu {
         let frame_event = self.frame_counter.next_event();
         #[cfg(test)]
         let frame_event = if self.every_expiry { now } else { frame_event };
+        let enabled = self.resampler.enabled();
         if now >= self.pulse1_next {
-            (self.pulse1_next, self.pulse1_steps) =
-                if self.pulse1.is_audible() && self.resampler.enabled() {
-                    let before = self.pulse1.output();
-                    self.pulse1.step_by(self.pulse1_steps);
-                    self.output_dirty |= self.pulse1.output() != before;
-                    let period = self.pulse1.timer_period();
-                    let steps = silent_run_steps(self.pulse1.is_silent(), now, period, frame_event);
-                    (now + period * u64::from(steps), steps)
-                } else {
-                    (NEVER, 1)
-                };
+            let changed;
+            (self.pulse1_next, self.pulse1_steps, changed) = pulse_expiry(
+                &mut self.pulse1,
+                self.pulse1_steps,
+                enabled,
+                now,
+                frame_event,
+            );
+            self.output_dirty |= changed;
         }
         if now >= self.pulse2_next {
-            (self.pulse2_next, self.pulse2_steps) =
-                if self.pulse2.is_audible() && self.resampler.enabled() {
-                    let before = self.pulse2.output();
-                    self.pulse2.step_by(self.pulse2_steps);
-                    self.output_dirty |= self.pulse2.output() != before;
-                    let period = self.pulse2.timer_period();
-                    let steps = silent_run_steps(self.pulse2.is_silent(), now, period, frame_event);
-                    (now + period * u64::from(steps), steps)
-                } else {
-                    (NEVER, 1)
-                };
+            let changed;
+            (self.pulse2_next, self.pulse2_steps, changed) = pulse_expiry(
+                &mut self.pulse2,
+                self.pulse2_steps,
+                enabled,
+                now,
+                frame_event,
+            );
+            self.output_dirty |= changed;
         }
         if now >= self.noise_next {
             (self.noise_next, self.noise_steps) =
