@@ -41,7 +41,7 @@ use background::BackgroundPipeline;
 use model::FrameLayout;
 use registers::IoLatch;
 use scroll::ScrollRegisters;
-use sprite_evaluation::SpriteEvaluation;
+use sprite_evaluation::{SpriteEvaluation, SpriteRows};
 use sprites::SpriteLine;
 
 /// Visible width of the picture in pixels.
@@ -264,6 +264,9 @@ pub struct Ppu {
     // --- Rendering state ---
     background: BackgroundPipeline,
     evaluation: SpriteEvaluation,
+    /// The lines OAM's sprites cover (see `SpriteRows`). Derived, so not in save states.
+    #[borsh(skip)]
+    sprite_rows: SpriteRows,
     /// First evaluation dot (1-256) of the current visible line not yet executed. Sprite
     /// evaluation runs lazily: its results are only observable through register accesses
     /// (which catch it up first) and the sprite fetches from dot 257 on.
@@ -430,6 +433,7 @@ impl Ppu {
             palette_ram: [0; 32],
             background: BackgroundPipeline::default(),
             evaluation: SpriteEvaluation::default(),
+            sprite_rows: SpriteRows::default(),
             evaluation_cursor: 1,
             pixel_x: 0,
             tile_cells: 0,

@@ -286,6 +286,7 @@ impl Ppu {
             if let Some(target) = rest.get_mut((row - 1) * 8..row * 8) {
                 target.copy_from_slice(first_row);
             }
+            self.oam_changed();
         }
     }
 
@@ -417,6 +418,7 @@ impl Ppu {
             value
         };
         self.oam[usize::from(self.oam_addr)] = stored;
+        self.oam_changed();
         self.oam_addr = self.oam_addr.wrapping_add(1);
     }
 

@@ -78,7 +78,60 @@ impl SpriteEvaluation {
     }
 }
 
+/// Which lines some sprite of OAM covers, for one sprite height: bit `line` is set when
+/// `line - Y < height` for a sprite's Y (the evaluation's in-range test). A line no sprite
+/// covers finds none whatever OAMADDR it starts from, so its whole-line evaluation needs no
+/// comparison (most lines of most games). Derived from OAM, so not in save states; every
+/// OAM store clears `valid` (`Ppu::oam_changed`) and the next evaluation rebuilds it.
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+pub(crate) struct SpriteRows {
+    lines: [u64; 4],
+    height: u16,
+    valid: bool,
+}
+
+impl SpriteRows {
+    fn of(oam: &[u8; 256], height: u16) -> SpriteRows {
+        let mut lines = [0u64; 4];
+        for sprite in oam.chunks_exact(4) {
+            let top = usize::from(sprite[0]);
+            for line in top..(top + usize::from(height)).min(256) {
+                lines[line >> 6] |= 1 << (line & 63);
+            }
+        }
+        SpriteRows {
+            lines,
+            height,
+            valid: true,
+        }
+    }
+
+    fn covers(&self, line: u16) -> bool {
+        let line = usize::from(line & 0xFF);
+        self.lines[line >> 6] & (1 << (line & 63)) != 0
+    }
+}
+
 impl Ppu {
+    /// OAM was stored to: the lines its sprites cover are worked out again when next needed.
+    #[inline]
+    pub(crate) fn oam_changed(&mut self) {
+        self.sprite_rows.valid = false;
+    }
+
+    /// Whether some sprite of OAM is in range on `line` (0-239) for sprites `height` tall.
+    fn sprites_cover_line(&mut self, line: u16, height: u16) -> bool {
+        if !self.sprite_rows.valid || self.sprite_rows.height != height {
+            self.sprite_rows = SpriteRows::of(&self.oam, height);
+        }
+        debug_assert_eq!(
+            self.sprite_rows,
+            SpriteRows::of(&self.oam, height),
+            "OAM changed without Ppu::oam_changed"
+        );
+        self.sprite_rows.covers(line)
+    }
+
     /// Runs the evaluation dots from the cursor up to (not including) `end` (at most 257).
     #[inline]
     pub(crate) fn run_evaluation_until(&mut self, end: u16) {
@@ -127,7 +180,16 @@ impl Ppu {
         // slot holds. Kept in a register until the scan ends.
         let mut unkept_y: Option<u8> = None;
         let mut wrapped = false;
-        while found < 8 {
+        if !self.sprites_cover_line(line, height) {
+            // Every sprite from OAMADDR on is checked and none kept: the last one's Y stays
+            // in slot 0 (see `unkept_y`) and was the last byte read.
+            let last_y = self.oam[0xFC];
+            unkept_y = Some(last_y);
+            last_read = last_y;
+            addr = 0x100;
+            wrapped = true;
+        }
+        while found < 8 && !wrapped {
             let y = self.oam[addr & 0xFF];
             if line.wrapping_sub(u16::from(y)) < height {
                 if addr == start {
@@ -483,11 +545,13 @@ mod tests {
             let mut ppu = Ppu::new();
             ppu.set_warmup(false);
             let line = u16::from(next()) % 240;
-            let density = next() % 4;
+            let density = next() % 5;
             for byte in 0..256 {
                 let value = next();
                 ppu.oam[byte] = match density {
                     0 => value,
+                    // No sprite on the line: each Y is below it or 56+ lines above it.
+                    4 => (line as u8).wrapping_add(1 + value % 200),
                     // Many Y values near the line: fills secondary OAM and overflows.
                     _ => (line as u8).wrapping_sub(value % (8 * density + 4)),
                 };
@@ -512,6 +576,34 @@ mod tests {
             assert_eq!(ppu.sprite_overflow, slow.sprite_overflow, "case {case}");
             assert_eq!(ppu.evaluation, slow.evaluation, "case {case}");
         }
+    }
+
+    /// The lines sprites cover are cached between lines: a `$2004` store or the OAM row
+    /// corruption must make the next evaluation see the new OAM.
+    #[test]
+    fn evaluation_sees_oam_stores_after_the_covered_lines_were_cached() {
+        let mut oam = hidden_oam();
+        oam[8..12].copy_from_slice(&[0xF0, 0x22, 0x01, 30]);
+        let (mut ppu, mut bus) = evaluate(&oam, 0, 40);
+        assert_eq!(ppu.evaluation.sprite_count, 0);
+        // A $2004 store as outside rendering: sprite 2's Y moves onto line 40.
+        ppu.rendering_enabled = false;
+        ppu.oam_addr = 8;
+        ppu.write_register(0x2004, 38, &mut bus);
+        ppu.rendering_enabled = true;
+        ppu.oam_addr = 0;
+        ppu.run_evaluation_until(257);
+        assert_eq!(ppu.evaluation.sprite_count, 0, "the cursor was at 257");
+        ppu.evaluation_cursor = 1;
+        ppu.run_evaluation_until(257);
+        assert_eq!(ppu.evaluation.sprite_count, 1);
+        assert_eq!(ppu.secondary_oam[..4], [38, 0x22, 0x01, 30]);
+        // Row 0 (sprites 0 and 1) copied over row 1 (sprites 2 and 3): none on line 40 again.
+        ppu.oam_corruption_rows = 1 << 1;
+        ppu.corrupt_oam_rows();
+        ppu.evaluation_cursor = 1;
+        ppu.run_evaluation_until(257);
+        assert_eq!(ppu.evaluation.sprite_count, 0);
     }
 
     #[test]
