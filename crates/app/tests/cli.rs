@@ -1,6 +1,7 @@
 //! The `nes` binary as a user runs it: good ROMs produce output, bad input a clear error.
 
-use std::path::PathBuf;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn nes(args: &[&str]) -> Output {
@@ -10,12 +11,26 @@ fn nes(args: &[&str]) -> Output {
         .expect("the nes binary runs")
 }
 
-fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nes-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file in a temporary folder of its own, removed (folder and all) when this is dropped,
+/// also when the test fails. Derefs to the file's path.
+struct TempFile {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Deref for TempFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> TempFile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, bytes).unwrap();
-    path
+    TempFile { path, _dir: dir }
 }
 
 /// A 32 KiB NROM image whose program loops forever at $8000.

@@ -24,14 +24,6 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn test_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("nes-movie-test-{}", std::process::id()))
-        .join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -96,8 +88,9 @@ fn results(stdout: &str) -> Vec<&str> {
 
 #[test]
 fn recorded_press_input_plays_back_to_identical_hashes() {
-    let dir = test_dir("replay");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let (fm2, log_a, log_b) = (dir.join("run.fm2"), dir.join("a.ram"), dir.join("b.ram"));
     let recorded = ok(&[
         "run",
@@ -143,8 +136,9 @@ fn recorded_press_input_plays_back_to_identical_hashes() {
 
 #[test]
 fn recorded_movie_has_fceux_header_and_the_scheduled_input() {
-    let dir = test_dir("header");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let fm2 = dir.join("header.fm2");
     ok(&[
         "run",
@@ -199,8 +193,9 @@ fn recorded_movie_has_fceux_header_and_the_scheduled_input() {
 
 #[test]
 fn input_file_matches_the_same_presses_on_the_command_line() {
-    let dir = test_dir("input-file");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let script = dir.join("script.txt");
     std::fs::write(&script, "# demo\n5:A:3   # jump\n\n10:start+right\n").unwrap();
     let from_file = ok(&["run", s(&rom), "--frames", "20", "--input", s(&script)]);
@@ -230,8 +225,9 @@ fn input_file_matches_the_same_presses_on_the_command_line() {
 
 #[test]
 fn a_movie_ends_with_input_released_and_the_run_continues() {
-    let dir = test_dir("short");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let header = "version 3\nemuVersion 22020\nport0 1\nport1 1\nport2 0\n";
     let short = dir.join("short.fm2");
     let mut text = header.to_owned();
@@ -252,8 +248,9 @@ fn a_movie_ends_with_input_released_and_the_run_continues() {
 
 #[test]
 fn movie_reset_and_power_commands_are_applied() {
-    let dir = test_dir("commands");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     // Twelve frames holding A; `command` on frame 7.
     let movie = |command: u8| {
         let mut text = "version 3\nport0 1\nport1 1\nport2 0\n".to_owned();
@@ -301,8 +298,9 @@ fn movie_reset_and_power_commands_are_applied() {
 
 #[test]
 fn bad_movies_are_clear_errors_naming_the_line() {
-    let dir = test_dir("bad");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let cases: [(&str, &str, &[&str]); 4] = [
         (
             "bad-column.fm2",
@@ -348,8 +346,9 @@ fn bad_movies_are_clear_errors_naming_the_line() {
 
 #[test]
 fn lag_frames_are_counted_and_printed() {
-    let dir = test_dir("lag");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let out = ok(&["run", s(&rom), "--frames", "10"]);
     // The program reads the pad in its NMI handler, once VBlank NMIs are on: only the frames
     // of the start-up VBlank wait (before the first NMI) lag.
@@ -364,8 +363,9 @@ fn lag_frames_are_counted_and_printed() {
 
 #[test]
 fn fm2_line_k_is_the_input_of_frame_k_plus_1() {
-    let dir = test_dir("alignment");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     // Only line 6 (from 0) holds A: frame 7's input (FCEUX's timeline, as for any movie).
     let mut text = "version 3\nport0 1\nport1 1\nport2 0\n".to_owned();
     for line in 0..9 {
@@ -390,8 +390,9 @@ fn fm2_line_k_is_the_input_of_frame_k_plus_1() {
 
 #[test]
 fn movies_play_on_fceuxs_timeline_unless_told_otherwise() {
-    let dir = test_dir("timeline");
-    let rom = write_rom(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write_rom(dir);
     let mut text = "version 3\nport0 1\nport1 1\nport2 0\n".to_owned();
     for _ in 0..12 {
         text.push_str("|0|.......A|........||\n");

@@ -2,7 +2,7 @@
 //! audio bit for bit (the state carries the resampler, and setting the output rate must not
 //! restart it).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn nes(args: &[&str]) {
@@ -15,12 +15,6 @@ fn nes(args: &[&str]) {
         "nes {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nes-resume-audio-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// NROM playing a pulse tone whose period sweeps every frame (the NMI handler rewrites
@@ -65,7 +59,8 @@ fn samples(path: &Path) -> Vec<u8> {
 
 #[test]
 fn audio_resumed_from_a_state_continues_the_straight_run_exactly() {
-    let dir = temp_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let rom = dir.join("tone.nes");
     std::fs::write(&rom, tone_rom()).unwrap();
     let rom = rom.to_str().unwrap();
@@ -107,5 +102,4 @@ fn audio_resumed_from_a_state_continues_the_straight_run_exactly() {
         straight[first.len()..] == resumed[..],
         "the resumed audio continues the straight run bit for bit"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

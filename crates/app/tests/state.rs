@@ -1,6 +1,6 @@
 //! `nes run --save-state / --load-state / --power-on-ram` as a user runs them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn nes(args: &[&str]) -> Output {
@@ -8,12 +8,6 @@ fn nes(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the nes binary runs")
-}
-
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nes-state-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
@@ -56,8 +50,9 @@ fn line<'a>(stdout: &'a str, key: &str) -> &'a str {
 
 #[test]
 fn a_saved_state_continues_exactly_like_the_uninterrupted_run() {
-    let dir = temp_dir();
-    let rom = write(&dir, "count.nes", &counting_rom(0));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write(dir, "count.nes", &counting_rom(0));
     let state = dir.join("count.state");
     let state = state.to_str().unwrap();
     let whole = stdout_of(&nes(&["run", &rom, "--frames", "50", "--no-battery"]));
@@ -84,9 +79,10 @@ fn a_saved_state_continues_exactly_like_the_uninterrupted_run() {
 
 #[test]
 fn bad_state_files_are_clear_errors() {
-    let dir = temp_dir();
-    let rom = write(&dir, "count-bad.nes", &counting_rom(0));
-    let other_rom = write(&dir, "count-other.nes", &counting_rom(1));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write(dir, "count-bad.nes", &counting_rom(0));
+    let other_rom = write(dir, "count-other.nes", &counting_rom(1));
     let state_path = dir.join("good.state");
     let state = state_path.to_str().unwrap();
     stdout_of(&nes(&["run", &rom, "--frames", "5", "--save-state", state]));
@@ -96,17 +92,13 @@ fn bad_state_files_are_clear_errors() {
     let middle = corrupt.len() / 2;
     corrupt[middle] ^= 1;
     let cases = [
-        (write(&dir, "corrupt.state", &corrupt), "corrupt", &rom),
+        (write(dir, "corrupt.state", &corrupt), "corrupt", &rom),
         (
-            write(&dir, "short.state", &good[..good.len() - 10]),
+            write(dir, "short.state", &good[..good.len() - 10]),
             "truncated",
             &rom,
         ),
-        (
-            write(&dir, "text.state", b"hello"),
-            "not a save state",
-            &rom,
-        ),
+        (write(dir, "text.state", b"hello"), "not a save state", &rom),
         (state.to_owned(), "another ROM", &other_rom),
     ];
     for (path, message, rom) in cases {
@@ -120,8 +112,9 @@ fn bad_state_files_are_clear_errors() {
 
 #[test]
 fn a_state_past_the_last_frame_is_refused() {
-    let dir = temp_dir();
-    let rom = write(&dir, "count-late.nes", &counting_rom(0));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write(dir, "count-late.nes", &counting_rom(0));
     let state = dir.join("late.state");
     let state = state.to_str().unwrap();
     stdout_of(&nes(&[
@@ -139,8 +132,9 @@ fn a_state_past_the_last_frame_is_refused() {
 
 #[test]
 fn seeded_random_power_on_ram_is_reproducible() {
-    let dir = temp_dir();
-    let rom = write(&dir, "count-ram.nes", &counting_rom(0));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rom = write(dir, "count-ram.nes", &counting_rom(0));
     let run = |choice: &str| {
         let out = nes(&["run", &rom, "--frames", "3", "--power-on-ram", choice]);
         line(&stdout_of(&out), "ram sha1").to_owned()

@@ -19,8 +19,6 @@
 //! [`MAX_CALLBACK_RUNS`] runs (a memory hook fires hundreds of times a frame).
 
 use std::fmt::Write;
-use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use nes::{Buttons, Nes, Palette, PowerOn};
@@ -263,15 +261,17 @@ pub fn program(data: &[u8]) -> String {
     out
 }
 
-/// Where the programs' `savestate.persist` writes slot files: one folder per process.
-fn save_dir() -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("nes-fuzz-lua-api-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        dir
-    })
-    .clone()
+/// Where the program's `savestate.persist` writes slot files (and `savestate.object(n)` reads
+/// them): a new empty folder for each input, removed with everything in it when the input is
+/// done (or its run panics), so one input's slot files can never be read by another (an input
+/// runs the same alone as after any others) and nothing is left behind.
+fn save_dir() -> tempfile::TempDir {
+    // Named, so a folder left by a run that aborts (libFuzzer stops at the first panic) is
+    // recognisable.
+    tempfile::Builder::new()
+        .prefix("nes-fuzz-lua-api-")
+        .tempdir()
+        .expect("a temporary folder for the Lua program's slot files")
 }
 
 /// One fuzz input.
@@ -283,8 +283,10 @@ pub fn run(data: &[u8]) {
     let source = program(rest);
     let (_, cart) = crate::corpus::console();
     let mut nes = Nes::with_power_on(cart.clone(), PowerOn::FCEUX);
+    // Declared before the host, so it is dropped (and removed) after it.
+    let save_dir = save_dir();
     let options = HostOptions {
-        save_dir: save_dir(),
+        save_dir: save_dir.path().to_path_buf(),
         rom_stem: "fuzz".into(),
         rom: cart.info().clone(),
         arg: Some("fuzz".into()),

@@ -207,12 +207,6 @@ pass_value = 1
 done = "jmp-self"
 "#;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("nes-test-roms-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[derive(Debug, clap::Parser)]
     struct Cli {
         #[command(flatten)]
@@ -268,7 +262,8 @@ done = "jmp-self"
 
     #[test]
     fn run_reports_unloadable_roms_as_failures_and_writes_json() {
-        let dir = temp_dir("run");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let manifest_path = dir.join("MANIFEST.toml");
         std::fs::write(&manifest_path, MANIFEST).unwrap();
         let json_path = dir.join("report.json");
@@ -298,7 +293,6 @@ done = "jmp-self"
             .as_str()
             .unwrap()
             .starts_with("cannot read"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
