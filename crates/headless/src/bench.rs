@@ -211,14 +211,14 @@ fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Er
         rgba: vec![0; SCREEN_WIDTH * SCREEN_HEIGHT * 4],
         video: !args.no_video,
     };
-    let mut host = match &args.lua {
+    let mut script = match &args.lua {
         Some(script) => Some(start_script(script, &mut nes, args.lua_watchdog)?),
         None => None,
     };
     let mut frame = |nes: &mut Nes| {
-        match &mut host {
-            Some(host) => {
-                host.run_frame(nes, nes_lua::FrameInput::default());
+        match &mut script {
+            Some(script) => {
+                script.host.run_frame(nes, nes_lua::FrameInput::default());
             }
             None => nes.run_frame(),
         }
@@ -233,21 +233,35 @@ fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Er
         frame(&mut nes);
     }
     let seconds = started.elapsed().as_secs_f64();
-    if let Some(host) = &mut host {
-        if let Some(error) = host.take_errors().into_iter().next() {
+    if let Some(script) = &mut script {
+        if let Some(error) = script.host.take_errors().into_iter().next() {
             return Err(Error::Script(error));
         }
     }
     Ok(seconds)
 }
 
-fn start_script(
-    script: &Path,
-    nes: &mut Nes,
-    watchdog: Option<f64>,
-) -> Result<nes_lua::LuaHost, Error> {
+/// A console's running script and the folder its numbered save slots live in.
+struct Script {
+    host: nes_lua::LuaHost,
+    /// The host's `save_dir`, made for this console's run: `savestate.persist` writes its slot
+    /// files here, so a run leaves none behind and reads none it did not write. Declared after
+    /// `host`, so it is removed after the host is gone.
+    _save_dir: tempfile::TempDir,
+}
+
+/// Loads and starts the script (before the timed frames: none of this is measured).
+fn start_script(script: &Path, nes: &mut Nes, watchdog: Option<f64>) -> Result<Script, Error> {
+    let save_dir = tempfile::Builder::new()
+        .prefix("nes-bench-")
+        .tempdir()
+        .map_err(|source| Error::Folder {
+            action: "create a save folder for the script in",
+            path: std::env::temp_dir(),
+            source,
+        })?;
     let options = nes_lua::HostOptions {
-        save_dir: std::env::temp_dir(),
+        save_dir: save_dir.path().to_path_buf(),
         rom_stem: "bench".to_string(),
         rom: nes.rom_info().clone(),
         arg: None,
@@ -256,7 +270,10 @@ fn start_script(
     let mut host = nes_lua::LuaHost::load(script, options)?;
     host.set_watchdog(nes_lua::watchdog_limit(watchdog.unwrap_or(0.0))?);
     host.start(nes);
-    Ok(host)
+    Ok(Script {
+        host,
+        _save_dir: save_dir,
+    })
 }
 
 #[cfg(test)]
@@ -297,6 +314,37 @@ mod tests {
         assert!(report.total_fps > 0.0);
         let text = summary(&report);
         assert!(text.contains("48 kHz audio, RGBA video"), "{text}");
+    }
+
+    #[test]
+    fn each_console_of_each_run_has_its_own_save_slots() {
+        let (dir, rom) = rom_file();
+        // Slot 1 must start empty in every run and console, and a persisted slot loads back.
+        let script = dir.path().join("slots.lua");
+        std::fs::write(
+            &script,
+            "emu.frameadvance()\n\
+             local checked = emu.framecount()\n\
+             savestate.load(savestate.object(1))\n\
+             if emu.framecount() ~= checked then error('slot 1 was already there') end\n\
+             emu.frameadvance()\n\
+             local saved = emu.framecount()\n\
+             local s = savestate.object(1)\n\
+             savestate.save(s)\n\
+             savestate.persist(s)\n\
+             emu.frameadvance()\n\
+             savestate.load(savestate.object(1))\n\
+             if emu.framecount() ~= saved then error('the persisted slot did not load') end\n\
+             while true do emu.frameadvance() end",
+        )
+        .unwrap();
+        let report = measure(&BenchArgs {
+            jobs: 2,
+            lua: Some(script),
+            ..args(rom)
+        })
+        .unwrap();
+        assert_eq!(report.total_fps_runs.len(), 3);
     }
 
     #[test]

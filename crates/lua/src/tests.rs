@@ -58,11 +58,16 @@ struct Rig {
     /// Held while the rig's host may use LuaJIT's profiler (`limits::PROFILER`); dropped
     /// after the host.
     _profiler: Option<std::sync::MutexGuard<'static, ()>>,
+    /// The host's `save_dir`, the rig's own: slot files a script persists stay here and go
+    /// with the rig, and a stray file elsewhere cannot be loaded. Declared after `host`, so it
+    /// is removed after the host is gone.
+    save_dir: tempfile::TempDir,
 }
 
-fn options(rom: &[u8]) -> HostOptions {
+/// The host's options with its slot files in `save_dir` (a folder the caller owns).
+fn options(rom: &[u8], save_dir: &Path) -> HostOptions {
     HostOptions {
-        save_dir: std::env::temp_dir(),
+        save_dir: save_dir.to_path_buf(),
         rom_stem: "test".to_string(),
         rom: nes::Cartridge::from_ines(rom)
             .expect("valid test ROM")
@@ -79,13 +84,16 @@ impl Rig {
     fn new(rom: &[u8], script: &str) -> Rig {
         let cart = nes::Cartridge::from_ines(rom).expect("valid test ROM");
         let mut nes = Nes::with_power_on(cart, nes::PowerOn::FCEUX);
-        let mut host = LuaHost::load_source("test.lua", script.as_bytes(), options(rom))
-            .unwrap_or_else(|e| panic!("load: {e}"));
+        let save_dir = tempfile::tempdir().unwrap();
+        let mut host =
+            LuaHost::load_source("test.lua", script.as_bytes(), options(rom, save_dir.path()))
+                .unwrap_or_else(|e| panic!("load: {e}"));
         host.start(&mut nes);
         Rig {
             nes,
             host,
             _profiler: None,
+            save_dir,
         }
     }
 
@@ -722,7 +730,9 @@ fn a_bad_joypad_port_stops_the_script() {
 #[test]
 fn compile_errors_name_the_file_and_line() {
     let rom = nrom(&[], &[]);
-    let err = LuaHost::load_source("bad.lua", b"x = 1\nif then", options(&rom)).unwrap_err();
+    let save_dir = tempfile::tempdir().unwrap();
+    let err = LuaHost::load_source("bad.lua", b"x = 1\nif then", options(&rom, save_dir.path()))
+        .unwrap_err();
     assert!(err.to_string().starts_with("bad.lua:2:"), "{err}");
 }
 
@@ -772,6 +782,32 @@ fn user_slot_saves_and_loads_fire_the_registered_callbacks() {
     rig.host.user_saved_slot(&mut rig.nes, 3);
     rig.host.user_loaded_slot(&mut rig.nes, 3);
     assert_eq!(rig.host.take_output(), vec!["3 6 extra"]);
+}
+
+#[test]
+fn a_persisted_slot_is_written_to_the_rigs_own_folder_and_loads_back() {
+    let rom = nrom(&[], &[]);
+    let mut rig = Rig::new(
+        &rom,
+        "local s = savestate.object(2)\n\
+         savestate.save(s)\n\
+         local at = emu.framecount()\n\
+         savestate.persist(s)\n\
+         emu.frameadvance()\n\
+         emu.frameadvance()\n\
+         local moved = emu.framecount() ~= at\n\
+         savestate.load(savestate.object(2))\n\
+         print(moved, emu.framecount() == at)",
+    );
+    assert_eq!(
+        std::fs::read_dir(rig.save_dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect::<Vec<_>>(),
+        ["test.state2"]
+    );
+    assert_eq!(rig.frames(3), vec!["true true"]);
+    assert!(rig.host.take_errors().is_empty());
 }
 
 #[test]

@@ -31,14 +31,17 @@ impl Rig {
     ) -> Rig {
         let cart = nes::Cartridge::from_ines(rom).expect("valid test ROM");
         let mut nes = Nes::with_power_on(cart, nes::PowerOn::FCEUX);
-        let mut host = LuaHost::load_source("test.lua", script.as_bytes(), options(rom))
-            .unwrap_or_else(|e| panic!("load: {e}"));
+        let save_dir = tempfile::tempdir().unwrap();
+        let mut host =
+            LuaHost::load_source("test.lua", script.as_bytes(), options(rom, save_dir.path()))
+                .unwrap_or_else(|e| panic!("load: {e}"));
         host.set_watchdog(limit);
         host.start(&mut nes);
         Rig {
             nes,
             host,
             _profiler: Some(profiler),
+            save_dir,
         }
     }
 }
@@ -428,25 +431,25 @@ fn exec_time_with_a_time_past_what_an_instant_holds_runs_until_stopped() {
 #[test]
 fn a_script_larger_than_the_limit_is_refused_unread() {
     let rom = nrom(&[], &[]);
+    let dir = tempfile::tempdir().unwrap();
     // An endless file: only the limit and one byte are read.
     if Path::new("/dev/zero").exists() {
         let started = Instant::now();
-        let error = LuaHost::load(Path::new("/dev/zero"), options(&rom)).unwrap_err();
+        let error = LuaHost::load(Path::new("/dev/zero"), options(&rom, dir.path())).unwrap_err();
         assert!(
             error.to_string().contains("script too large (over 64 MiB)"),
             "{error}"
         );
         assert!(started.elapsed() < Duration::from_secs(10));
     }
-    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.lua");
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(MAX_SCRIPT_BYTES + 1).unwrap();
-    let error = LuaHost::load(&path, options(&rom)).unwrap_err();
+    let error = LuaHost::load(&path, options(&rom, dir.path())).unwrap_err();
     assert!(matches!(error, LoadError::TooLarge(_)), "{error}");
     // At the limit it is read (and fails to compile: NUL bytes).
     file.set_len(MAX_SCRIPT_BYTES).unwrap();
-    let error = LuaHost::load(&path, options(&rom)).unwrap_err();
+    let error = LuaHost::load(&path, options(&rom, dir.path())).unwrap_err();
     assert!(matches!(error, LoadError::Lua(_)), "{error}");
 }
 
@@ -456,8 +459,7 @@ fn a_slot_file_too_large_for_a_state_is_not_read() {
     let dir = tempfile::tempdir().unwrap();
     let file = std::fs::File::create(dir.path().join("test.state1")).unwrap();
     file.set_len(17 << 20).unwrap();
-    let mut opts = options(&rom);
-    opts.save_dir = dir.path().to_path_buf();
+    let opts = options(&rom, dir.path());
     let cart = nes::Cartridge::from_ines(&rom).unwrap();
     let mut nes = Nes::with_power_on(cart, nes::PowerOn::FCEUX);
     let mut host = LuaHost::load_source(
