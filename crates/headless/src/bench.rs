@@ -198,9 +198,36 @@ impl Frontend {
     }
 }
 
+/// A console's place at the start barrier: passed once, when the console is ready, or when
+/// it is dropped before that (its set-up or warm-up failed or panicked), so a console that
+/// never gets ready still releases the others instead of leaving them waiting for ever.
+struct StartGate<'a> {
+    barrier: &'a Barrier,
+    passed: bool,
+}
+
+impl StartGate<'_> {
+    fn pass(&mut self) {
+        if !self.passed {
+            self.passed = true;
+            self.barrier.wait();
+        }
+    }
+}
+
+impl Drop for StartGate<'_> {
+    fn drop(&mut self) {
+        self.pass();
+    }
+}
+
 /// One console's run: warm-up, then the timed frames once every console is ready. Returns
 /// the seconds the timed frames took.
 fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Error> {
+    let mut gate = StartGate {
+        barrier: start,
+        passed: false,
+    };
     let mut nes = fresh.clone();
     if !args.no_audio {
         nes.set_audio_sample_rate(AUDIO_SAMPLE_RATE);
@@ -227,7 +254,7 @@ fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Er
     for _ in 0..args.warmup {
         frame(&mut nes);
     }
-    start.wait();
+    gate.pass();
     let started = Instant::now();
     for _ in 0..args.frames {
         frame(&mut nes);
@@ -314,6 +341,33 @@ mod tests {
         assert!(report.total_fps > 0.0);
         let text = summary(&report);
         assert!(text.contains("48 kHz audio, RGBA video"), "{text}");
+    }
+
+    #[test]
+    fn a_console_that_never_gets_ready_still_releases_the_others() {
+        let barrier = Barrier::new(3);
+        std::thread::scope(|scope| {
+            // One console fails before its start (its gate is dropped unpassed), one panics.
+            scope.spawn(|| {
+                let _gate = StartGate {
+                    barrier: &barrier,
+                    passed: false,
+                };
+            });
+            let panicked = scope.spawn(|| {
+                let _gate = StartGate {
+                    barrier: &barrier,
+                    passed: false,
+                };
+                panic!("set-up failed");
+            });
+            let mut ready = StartGate {
+                barrier: &barrier,
+                passed: false,
+            };
+            ready.pass();
+            assert!(panicked.join().is_err());
+        });
     }
 
     #[test]
