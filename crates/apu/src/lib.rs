@@ -81,28 +81,81 @@ const MAX_STATE_CYCLE: u64 = 1 << 62;
 /// 8314 ticks on the 2A07), checks its own against its model's step lengths.
 const MAX_TIMER_LEAD: u64 = 8192;
 
-/// A pulse channel's timer expiry on tick `now`: the `steps` expiries it stands for, then
-/// the tick of the next one and how many that stands for (see `silent_run_steps`), and
-/// whether the channel's output changed. An inaudible channel (or audio off) stops its timer.
-fn pulse_expiry(
-    pulse: &mut Pulse,
-    steps: u16,
-    audio_enabled: bool,
+/// A channel whose timer runs as events whose expiries a silent stretch batches (see
+/// `silent_run_steps`): the pulses and the noise.
+trait BatchedTimer {
+    /// Whether the output can be non-zero at all, so the timer must run.
+    fn timer_needed(&self) -> bool;
+    /// `steps` timer expiries.
+    fn advance(&mut self, steps: u16);
+    fn timer_period(&self) -> u64;
+    fn is_silent(&self) -> bool;
+    fn output(&self) -> u8;
+}
+
+impl BatchedTimer for Pulse {
+    fn timer_needed(&self) -> bool {
+        self.is_audible()
+    }
+    fn advance(&mut self, steps: u16) {
+        self.step_by(steps);
+    }
+    fn timer_period(&self) -> u64 {
+        Pulse::timer_period(self)
+    }
+    fn is_silent(&self) -> bool {
+        Pulse::is_silent(self)
+    }
+    fn output(&self) -> u8 {
+        Pulse::output(self)
+    }
+}
+
+impl BatchedTimer for Noise {
+    fn timer_needed(&self) -> bool {
+        self.length.is_active()
+    }
+    fn advance(&mut self, steps: u16) {
+        self.shift_by(steps);
+    }
+    fn timer_period(&self) -> u64 {
+        Noise::timer_period(self)
+    }
+    fn is_silent(&self) -> bool {
+        Noise::is_silent(self)
+    }
+    fn output(&self) -> u8 {
+        Noise::output(self)
+    }
+}
+
+/// What a tick's timer expiries share: the tick, the frame counter's next event, and whether
+/// audio is produced at all.
+struct ExpiryTick {
     now: u64,
     frame_event: u64,
-) -> (u64, u16, bool) {
-    if !(pulse.is_audible() && audio_enabled) {
-        return (NEVER, 1, false);
+    audio_enabled: bool,
+}
+
+impl ExpiryTick {
+    /// A channel's timer expiry on this tick: the `steps` expiries it stands for, then the
+    /// tick of the next one and how many that stands for (see `silent_run_steps`), and whether
+    /// the channel's output changed. A channel that cannot be heard (or audio off) stops its
+    /// timer.
+    fn expire(&self, channel: &mut impl BatchedTimer, steps: u16) -> (u64, u16, bool) {
+        if !(channel.timer_needed() && self.audio_enabled) {
+            return (NEVER, 1, false);
+        }
+        let before = channel.output();
+        channel.advance(steps);
+        let period = channel.timer_period();
+        let next_steps = silent_run_steps(channel.is_silent(), self.now, period, self.frame_event);
+        (
+            self.now + period * u64::from(next_steps),
+            next_steps,
+            channel.output() != before,
+        )
     }
-    let before = pulse.output();
-    pulse.step_by(steps);
-    let period = pulse.timer_period();
-    let next_steps = silent_run_steps(pulse.is_silent(), now, period, frame_event);
-    (
-        now + period * u64::from(next_steps),
-        next_steps,
-        pulse.output() != before,
-    )
 }
 
 /// The expiries a channel timer's next event may stand for. A channel whose output is 0
@@ -386,41 +439,28 @@ impl Apu {
         let frame_event = self.frame_counter.next_event();
         #[cfg(test)]
         let frame_event = if self.every_expiry { now } else { frame_event };
-        let enabled = self.resampler.enabled();
+        let tick = ExpiryTick {
+            now,
+            frame_event,
+            audio_enabled: self.resampler.enabled(),
+        };
         if now >= self.pulse1_next {
             let changed;
-            (self.pulse1_next, self.pulse1_steps, changed) = pulse_expiry(
-                &mut self.pulse1,
-                self.pulse1_steps,
-                enabled,
-                now,
-                frame_event,
-            );
+            (self.pulse1_next, self.pulse1_steps, changed) =
+                tick.expire(&mut self.pulse1, self.pulse1_steps);
             self.output_dirty |= changed;
         }
         if now >= self.pulse2_next {
             let changed;
-            (self.pulse2_next, self.pulse2_steps, changed) = pulse_expiry(
-                &mut self.pulse2,
-                self.pulse2_steps,
-                enabled,
-                now,
-                frame_event,
-            );
+            (self.pulse2_next, self.pulse2_steps, changed) =
+                tick.expire(&mut self.pulse2, self.pulse2_steps);
             self.output_dirty |= changed;
         }
         if now >= self.noise_next {
-            (self.noise_next, self.noise_steps) =
-                if self.noise.length.is_active() && self.resampler.enabled() {
-                    let before = self.noise.output();
-                    self.noise.shift_by(self.noise_steps);
-                    self.output_dirty |= self.noise.output() != before;
-                    let period = self.noise.timer_period();
-                    let steps = silent_run_steps(self.noise.is_silent(), now, period, frame_event);
-                    (now + period * u64::from(steps), steps)
-                } else {
-                    (NEVER, 1)
-                };
+            let changed;
+            (self.noise_next, self.noise_steps, changed) =
+                tick.expire(&mut self.noise, self.noise_steps);
+            self.output_dirty |= changed;
         }
         self.dmc.end_phantom_request();
         if now >= self.dmc_next {
@@ -498,13 +538,13 @@ impl Apu {
         if !self.resampler.enabled() {
             return;
         }
-        if self.pulse1_next == NEVER && self.pulse1.is_audible() {
+        if self.pulse1_next == NEVER && self.pulse1.timer_needed() {
             self.pulse1_next = Self::align_to_get(now + self.pulse1.timer_period());
         }
-        if self.pulse2_next == NEVER && self.pulse2.is_audible() {
+        if self.pulse2_next == NEVER && self.pulse2.timer_needed() {
             self.pulse2_next = Self::align_to_get(now + self.pulse2.timer_period());
         }
-        if self.noise_next == NEVER && self.noise.length.is_active() {
+        if self.noise_next == NEVER && self.noise.timer_needed() {
             self.noise_next = Self::align_to_get(now + self.noise.timer_period());
         }
         if self.triangle_next == NEVER && self.triangle.is_stepping() {

@@ -92,7 +92,7 @@ pub(crate) struct PpuScheduler {
     /// Catch the PPU up before every access too: the cartridge's CPU-side mapping follows
     /// the PPU address lines (as its registers now stand), or the eager mode is on.
     /// Refreshed at every catch-up, which every cartridge write makes first, and after it.
-    sync_each_cycle: bool,
+    sync_each_access: bool,
     /// Catch the PPU up on every CPU cycle whatever the cartridge (the eager reference the
     /// lazy scheduling is tested against: see `Nes::set_eager_ppu`). A setting, not state.
     pub(crate) eager: bool,
@@ -110,7 +110,7 @@ impl PpuScheduler {
             clock,
             dots_run: 0,
             sync_cycle: 0,
-            sync_each_cycle: cart.cpu_mapping_follows_a12(),
+            sync_each_access: cart.cpu_mapping_follows_a12(),
             eager: false,
             nmi_line: false,
             outside_cycle: false,
@@ -125,7 +125,7 @@ impl PpuScheduler {
     /// Whether the PPU must be caught up before the access of each cycle.
     #[inline(always)]
     pub(crate) fn syncs_each_access(&self) -> bool {
-        self.sync_each_cycle
+        self.sync_each_access
     }
 
     /// The CPU cycle at whose end the PPU must next be caught up (0: every cycle).
@@ -232,7 +232,7 @@ impl PpuScheduler {
     /// eager reference runs the PPU at the end of every cycle too).
     #[inline(always)]
     pub(crate) fn schedule(&mut self, ppu: &Ppu, cart: &Cartridge) {
-        self.sync_each_cycle = self.eager || cart.cpu_mapping_follows_a12();
+        self.sync_each_access = self.eager || cart.cpu_mapping_follows_a12();
         self.sync_cycle = if self.eager {
             0
         } else {
