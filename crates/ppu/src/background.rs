@@ -5,6 +5,7 @@
 //! The fetched tile waits in latches until the next reload dot (9, 17, ..., 257, 329, 337),
 //! when it enters the low byte of the 16-bit shifters; pixels come out of the high byte.
 
+use crate::scroll::ScrollRegisters;
 use crate::{check_range, ctrl, Ppu, PpuBus};
 use borsh::{BorshDeserialize, BorshSerialize};
 use nes_state::InvalidState;
@@ -94,6 +95,16 @@ impl BackgroundPipeline {
         self.serial_in = u64::from(palette) | 2;
     }
 
+    /// Eight pixel clocks and then a reload (`shift_by(8)` and `reload`), the step from one
+    /// tile's reload to the next: the low tile moves up, and the cells the serial input
+    /// fills are all replaced by the latched tile.
+    #[inline]
+    pub fn shift_tile_and_reload(&mut self) {
+        let low = self.cells << 32;
+        self.reload();
+        self.cells = low | (self.cells & 0xFFFF_FFFF);
+    }
+
     /// The 4-bit background palette index (`palette << 2 | pixel`) under fine X, 0 when
     /// the pixel is transparent.
     #[cfg(test)]
@@ -107,45 +118,94 @@ impl BackgroundPipeline {
     }
 }
 
+impl BackgroundPipeline {
+    /// The nametable fetch of the tile at v.
+    #[inline(always)]
+    pub(crate) fn fetch_nametable<B: PpuBus>(&mut self, bus: &mut B, scroll: &ScrollRegisters) {
+        self.nametable_latch = bus.read(scroll.nametable_addr());
+    }
+
+    /// The attribute fetch of the tile at v: the byte's two bits for the tile's quadrant.
+    #[inline(always)]
+    pub(crate) fn fetch_attribute<B: PpuBus>(&mut self, bus: &mut B, scroll: &ScrollRegisters) {
+        let byte = bus.read(scroll.attribute_addr());
+        self.attribute_latch = (byte >> scroll.attribute_shift()) & 0x03;
+    }
+
+    /// The low pattern plane of the latched tile's row under fine Y, from the pattern table
+    /// at `table` ($0000 or $1000, PPUCTRL bit 4).
+    #[inline(always)]
+    pub(crate) fn fetch_pattern_low<B: PpuBus>(
+        &mut self,
+        bus: &mut B,
+        scroll: &ScrollRegisters,
+        table: u16,
+    ) {
+        self.pattern_low_latch = bus.read(self.pattern_addr(scroll, table));
+    }
+
+    /// The high pattern plane, eight bytes after the low one.
+    #[inline(always)]
+    pub(crate) fn fetch_pattern_high<B: PpuBus>(
+        &mut self,
+        bus: &mut B,
+        scroll: &ScrollRegisters,
+        table: u16,
+    ) {
+        self.pattern_high_latch = bus.read(self.pattern_addr(scroll, table) | 8);
+    }
+
+    /// The address of the latched tile's low pattern byte.
+    #[inline(always)]
+    pub(crate) fn pattern_addr(&self, scroll: &ScrollRegisters, table: u16) -> u16 {
+        table | (u16::from(self.nametable_latch) << 4) | scroll.fine_y()
+    }
+}
+
 impl Ppu {
-    /// The background fetch (if any) and scroll increment for a dot in 1-256 or 321-336.
-    /// `phase` is `dot & 7`: 1 nametable, 3 attribute, 5 pattern low, 7 pattern high,
-    /// 0 coarse X increment (after the high pattern fetch).
     /// A rendering fetch from the PPU bus.
     #[inline(always)]
     pub(crate) fn fetch<B: PpuBus>(&mut self, bus: &mut B, addr: u16) -> u8 {
         bus.read(addr)
     }
 
+    /// The background pattern table PPUCTRL selects: $0000 or $1000.
+    #[inline(always)]
+    pub(crate) fn background_table(&self) -> u16 {
+        if self.ctrl & ctrl::BACKGROUND_TABLE_1000 != 0 {
+            0x1000
+        } else {
+            0
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn fetch_nametable<B: PpuBus>(&mut self, bus: &mut B) {
-        self.background.nametable_latch = self.fetch(bus, self.scroll.nametable_addr());
+        self.background.fetch_nametable(bus, &self.scroll);
     }
 
     #[inline(always)]
     pub(crate) fn fetch_attribute<B: PpuBus>(&mut self, bus: &mut B) {
-        let byte = self.fetch(bus, self.scroll.attribute_addr());
-        self.background.attribute_latch = (byte >> self.scroll.attribute_shift()) & 0x03;
+        self.background.fetch_attribute(bus, &self.scroll);
     }
 
     #[inline(always)]
     pub(crate) fn fetch_pattern_low<B: PpuBus>(&mut self, bus: &mut B) {
-        self.background.pattern_low_latch = self.fetch(bus, self.background_pattern_addr());
+        let table = self.background_table();
+        self.background.fetch_pattern_low(bus, &self.scroll, table);
     }
 
     #[inline(always)]
     pub(crate) fn fetch_pattern_high<B: PpuBus>(&mut self, bus: &mut B) {
-        self.background.pattern_high_latch = self.fetch(bus, self.background_pattern_addr() | 8);
+        let table = self.background_table();
+        self.background.fetch_pattern_high(bus, &self.scroll, table);
     }
 
+    /// The address of the latched tile's low pattern byte.
     #[inline]
     pub(crate) fn background_pattern_addr(&self) -> u16 {
-        let table = if self.ctrl & ctrl::BACKGROUND_TABLE_1000 != 0 {
-            0x1000
-        } else {
-            0
-        };
-        table | (u16::from(self.background.nametable_latch) << 4) | self.scroll.fine_y()
+        self.background
+            .pattern_addr(&self.scroll, self.background_table())
     }
 }
 
@@ -169,6 +229,33 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn shifting_a_tile_and_reloading_is_eight_shifts_and_a_reload() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..1000 {
+            let mut next = || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            let mut stepwise = BackgroundPipeline {
+                nametable_latch: next() as u8,
+                attribute_latch: next() as u8 & 3,
+                pattern_low_latch: next() as u8,
+                pattern_high_latch: next() as u8,
+                cells: next(),
+                serial_in: [0, 2, 6, 10, 14][next() as usize % 5],
+            };
+            let mut at_once = stepwise.clone();
+            stepwise.shift_by(8);
+            stepwise.reload();
+            at_once.shift_tile_and_reload();
+            assert_eq!(at_once.cells, stepwise.cells);
+            assert_eq!(at_once.serial_in, stepwise.serial_in);
+        }
+    }
 
     #[test]
     fn reload_then_shift_moves_a_tile_into_the_output_byte() {

@@ -22,6 +22,7 @@ mod schedule;
 mod scroll;
 mod sprite_evaluation;
 mod sprites;
+mod tile_run;
 
 #[cfg(test)]
 mod test_support;
@@ -172,6 +173,21 @@ impl RegisterDelays {
 pub(crate) struct ColourPairs {
     pub values: [u32; 256],
     pub valid: bool,
+}
+
+impl ColourPairs {
+    /// Writes the eight pixels of the top eight background cells of `cells` (no sprite, no
+    /// clipping) to `tile`, two pixels per lookup. The pairs must be valid.
+    #[inline(always)]
+    pub(crate) fn write_tile(&self, tile: &mut [u16; 8], cells: u64) {
+        debug_assert!(self.valid);
+        for (pair, pixels) in tile.chunks_exact_mut(2).enumerate() {
+            let cells_byte = (cells >> (56 - 8 * pair)) as u8;
+            let values = self.values[usize::from(cells_byte)];
+            pixels[0] = values as u16;
+            pixels[1] = (values >> 16) as u16;
+        }
+    }
 }
 
 impl Default for ColourPairs {

@@ -84,13 +84,17 @@ impl Ppu {
                     if $position < const { schedule::BATCHES[1].run_count } {
                         const RUN: usize = schedule::VISIBLE_LINE_ORDER[$position];
                         let run = const { &schedule::BATCHES[1].runs[RUN] };
-                        let mut dot = run.first;
-                        loop {
-                            self.run_batch::<B, true, RUN>(bus, dot);
-                            if dot >= run.last {
-                                break;
+                        if RUN == schedule::TILE_RUN {
+                            self.run_tile_groups(bus);
+                        } else {
+                            let mut dot = run.first;
+                            loop {
+                                self.run_batch::<B, true, RUN>(bus, dot);
+                                if dot >= run.last {
+                                    break;
+                                }
+                                dot += schedule::GROUP_DOTS as u16;
                             }
-                            dot += schedule::GROUP_DOTS as u16;
                         }
                     }
                 )*
@@ -128,7 +132,7 @@ impl Ppu {
     /// One run's batch on the group starting at `dot`: eight constant steps, so the batch
     /// compiles to straight-line code (and a run of one group knows its dots).
     #[inline(always)]
-    fn run_batch<B: PpuBus, const VISIBLE: bool, const RUN: usize>(
+    pub(crate) fn run_batch<B: PpuBus, const VISIBLE: bool, const RUN: usize>(
         &mut self,
         bus: &mut B,
         dot: u16,
@@ -586,7 +590,7 @@ impl Ppu {
     /// The commonest call, a whole tile on a line without sprites and outside the left clip,
     /// is done inline with four two-pixel lookups; the rest goes to `output_pixels_general`.
     #[inline(always)]
-    fn output_pixels_until(&mut self, end_x: u16) {
+    pub(crate) fn output_pixels_until(&mut self, end_x: u16) {
         let start_x = self.pixel_x;
         let whole_plain_tile = end_x.wrapping_sub(start_x) == 8
             && end_x <= FRAME_WIDTH as u16
@@ -602,15 +606,14 @@ impl Ppu {
             + u32::from(start_x.wrapping_sub(self.tile_base_x) & 7);
         let cells = self.tile_cells << (4 * first_cell);
         let start = usize::from(self.scanline) * FRAME_WIDTH + usize::from(start_x);
-        let Some(tile) = self.frame.get_mut(start..start + 8) else {
+        let Some(Ok(tile)) = self
+            .frame
+            .get_mut(start..start + 8)
+            .map(<&mut [u16; 8]>::try_from)
+        else {
             return;
         };
-        for (pair, pixels) in tile.chunks_exact_mut(2).enumerate() {
-            let cells_byte = (cells >> (56 - 8 * pair)) as u8;
-            let values = self.colour_pairs.values[usize::from(cells_byte)];
-            pixels[0] = values as u16;
-            pixels[1] = (values >> 16) as u16;
-        }
+        self.colour_pairs.write_tile(tile, cells);
     }
 
     /// Whether the 8 pixels from `x` have no opaque sprite pixel: the line has no sprite, or

@@ -678,6 +678,57 @@ pub(crate) const VISIBLE_LINE_ORDER: [usize; MAX_RUNS] = {
     order
 };
 
+/// The plan of a visible line's ordinary background tile group: a one-place shift, the
+/// reload, the last group's pixels and a new snapshot, then the four fetches two dots apart,
+/// and the remaining seven shifts with the coarse X increment. `Ppu::run_tile_groups` runs a
+/// run of such groups in two passes (every fetch first, then every pixel), which is only
+/// right for exactly this plan: `TILE_RUN` below insists a run has it.
+pub(crate) const TILE_PLAN: Plan = {
+    const fn fetch_step(ops: Ops, shifts: u8) -> Step {
+        Step {
+            ops,
+            shifts,
+            dots_before_fetch: 0,
+            dots_after_fetch: 2,
+        }
+    }
+    [
+        fetch_step(RELOAD | PIXELS | SNAPSHOT | fetch(Fetch::Nametable), 1),
+        Step::EMPTY,
+        fetch_step(fetch(Fetch::Attribute), 0),
+        Step::EMPTY,
+        fetch_step(fetch(Fetch::PatternLow), 0),
+        Step::EMPTY,
+        fetch_step(fetch(Fetch::PatternHigh), 0),
+        Step {
+            ops: INCREMENT_X,
+            shifts: 7,
+            dots_before_fetch: 0,
+            dots_after_fetch: 0,
+        },
+    ]
+};
+
+/// The visible line's run (index into `BATCHES[1].runs`) of `TILE_PLAN` groups: the bulk of
+/// the line, dots 9-248.
+pub(crate) const TILE_RUN: usize = {
+    let batches = &BATCHES[1];
+    let mut found = None;
+    let mut run = 0;
+    while run < batches.run_count {
+        if same_plan(&batches.runs[run].steps, &TILE_PLAN) {
+            assert!(found.is_none(), "two runs with the tile plan");
+            found = Some(run);
+        }
+        run += 1;
+    }
+    let Some(run) = found else {
+        panic!("no visible-line run has the tile plan");
+    };
+    assert!(batches.runs[run].first == 9 && batches.runs[run].last == 241);
+    run
+};
+
 /// Distinct dot operation sets in the table, at most.
 pub(crate) const MAX_ACTIONS: usize = 40;
 
