@@ -182,6 +182,12 @@ impl Dmc {
         self.bytes_remaining = self.sample_length;
     }
 
+    /// A fetched byte waits in the sample buffer.
+    #[inline]
+    pub(crate) fn sample_buffer_full(&self) -> bool {
+        self.sample_buffer_full
+    }
+
     #[inline]
     pub(crate) fn is_active(&self) -> bool {
         self.bytes_remaining != 0

@@ -348,6 +348,48 @@ impl Apu {
         self.cycle = self.cycle.wrapping_add(1);
     }
 
+    /// The first tick at which what the CPU sees of the APU without reading its registers,
+    /// the /IRQ output and the DMC's DMA request, may change: a frame counter event (the
+    /// frame IRQ), a DMC timer expiry while a fetched byte waits in the sample buffer (the
+    /// reload request; with the buffer empty an expiry only silences the output), the delayed
+    /// $4015 effects, or, with anything still pending from a register access, the next event.
+    /// The pulse, triangle and noise timers only make sound.
+    pub fn next_visible_event(&self) -> u64 {
+        if self.rearm_pending
+            || self.length_commit_pending
+            || self.dmc.phantom_request_pending()
+            || self.irq_flags() != self.irq_output
+        {
+            return self.next_event;
+        }
+        let dmc = if self.dmc.sample_buffer_full() {
+            self.dmc_next
+        } else {
+            NEVER
+        };
+        self.frame_counter
+            .next_event()
+            .min(dmc)
+            .min(self.dmc_gate_tick)
+            .min(self.frame_irq_clear_tick)
+    }
+
+    /// `count` ticks, all before [`Apu::next_visible_event`], run at once (the console's
+    /// idle-loop skipping): the events on them are run on their ticks, exactly as `tick`
+    /// would, and the ticks between only count.
+    pub fn skip_quiet_cycles(&mut self, count: u64) {
+        let end = self.cycle.wrapping_add(count);
+        debug_assert!(end <= self.next_visible_event());
+        while self.cycle < end {
+            if self.cycle >= self.next_event {
+                self.run_events();
+                self.cycle += 1;
+            } else {
+                self.cycle = self.next_event.min(end);
+            }
+        }
+    }
+
     /// Advance exactly one CPU cycle.
     #[inline(always)]
     pub fn tick(&mut self) {

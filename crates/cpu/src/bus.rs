@@ -112,6 +112,31 @@ pub trait Bus {
     #[inline]
     fn dmc_dma_complete(&mut self, _value: u8) {}
 
+    // ----- idle-loop skipping (see `idle.rs`) ----------------------------------------------
+
+    /// A count that moves whenever something the CPU did may have changed what a later read
+    /// returns or what the console does next: every write cycle, every read of a register
+    /// (anything but plain RAM and ROM), every DMA cycle, every change from outside the CPU's
+    /// cycles. Only compared for equality, between two backward jumps.
+    #[inline(always)]
+    fn effects(&self) -> u64 {
+        0
+    }
+
+    /// How many CPU cycles, from the next one, are sure to pass with nothing happening outside
+    /// the CPU that the CPU could notice: no interrupt line change, no DMA request, no change
+    /// of what it reads, and no limit of the run in progress reached. 0, the default, turns
+    /// idle-loop skipping off.
+    #[inline(always)]
+    fn quiet_cycles(&self) -> u64 {
+        0
+    }
+
+    /// `cycles` (at most `quiet_cycles()`) CPU cycles pass in which the CPU only repeats reads
+    /// that have no effect: run the rest of the console through them.
+    #[inline(always)]
+    fn skip_quiet_cycles(&mut self, _cycles: u64) {}
+
     // ----- memory hooks (debuggers, scripting) ---------------------------------------------
 
     /// Called after the first read of every instruction and of every NMI/IRQ sequence (DMA

@@ -14,6 +14,7 @@ use bitflags::bitflags;
 use borsh::{BorshDeserialize, BorshSerialize};
 
 use crate::bus::{Bus, Fetch};
+use crate::idle::{IdleProbe, PROBE_EVERY};
 
 bitflags! {
     /// The processor status register P.
@@ -70,7 +71,7 @@ pub struct Cpu {
     /// Cycles run since power-on; also the DMA unit's get/put phase (see `dma.rs`).
     pub(crate) cycles: u64,
     /// The /NMI level sampled at the end of the previous cycle, for the edge detector.
-    nmi_line_was_asserted: bool,
+    pub(crate) nmi_line_was_asserted: bool,
     /// An NMI edge was detected and the NMI has not been serviced yet.
     pub(crate) nmi_pending: bool,
     /// Result of the last interrupt poll: the next `step` runs the interrupt sequence.
@@ -81,7 +82,14 @@ pub struct Cpu {
     /// none), counted for debuggers. An observation, not machine state: save states leave it
     /// out, and the owner decides what resets it (see [`Cpu::set_instructions`]).
     #[borsh(skip)]
-    instructions: u64,
+    pub(crate) instructions: u64,
+    /// The last look for an idle loop (`idle.rs`): what the CPU was then. Derived
+    /// from the run, not machine state: save states leave it out.
+    #[borsh(skip)]
+    pub(crate) idle: IdleProbe,
+    /// Backward jumps and branches since the last look for an idle loop (`idle.rs`).
+    #[borsh(skip)]
+    pub(crate) loops_closed: u8,
 }
 
 impl Default for Cpu {
@@ -107,6 +115,8 @@ impl Cpu {
             interrupt_due: false,
             jammed: false,
             instructions: 0,
+            idle: IdleProbe::default(),
+            loops_closed: 0,
         }
     }
 
@@ -130,6 +140,7 @@ impl Cpu {
     /// interrupt cleared, no bus cycle. This is how FCEUX resets its 6502, for consoles that
     /// follow its timeline; a 6502 runs the seven cycles of `reset`.
     pub fn instant_reset(&mut self, vector: u16) {
+        self.forget_idle_probe();
         self.jammed = false;
         self.nmi_pending = false;
         self.interrupt_due = false;
@@ -151,9 +162,18 @@ impl Cpu {
     /// Runs instructions, as [`Cpu::step`] does, until `done` (asked before each) says to
     /// stop. One call for a whole frame keeps the instruction engine's register saves and
     /// restores out of the per-instruction path.
+    ///
+    /// Idle loops are skipped here (see `idle.rs`) where the bus allows it: `done` must then
+    /// only turn true on its own at a cycle the bus's [`Bus::quiet_cycles`] stops short of.
     #[inline(never)]
     pub fn run_until<B: Bus>(&mut self, bus: &mut B, mut done: impl FnMut(&Cpu, &B) -> bool) {
         while !done(self, bus) {
+            if self.loops_closed >= PROBE_EVERY {
+                self.loops_closed = 0;
+                if self.skip_idle_iterations(bus) {
+                    continue;
+                }
+            }
             self.run_one(bus);
         }
     }
@@ -406,6 +426,7 @@ impl Cpu {
     /// The reset sequence: like an interrupt sequence with the three pushes turned into reads
     /// of the stack (S still decrements), I set, PC loaded from $FFFC.
     fn reset_sequence<B: Bus>(&mut self, bus: &mut B) {
+        self.forget_idle_probe();
         self.jammed = false;
         self.nmi_pending = false;
         self.interrupt_due = false;

@@ -191,6 +191,10 @@ impl Cpu {
         }
         self.read(bus, self.pc);
         let target = self.pc.wrapping_add_signed(i16::from(offset as i8));
+        // A taken backward branch closes a loop (see `idle.rs`).
+        if offset >= 0x80 {
+            self.looped_back();
+        }
         if (target ^ self.pc) & 0xFF00 == 0 {
             self.pc = target;
             // A DMA halt during the branch re-polls; the quirk is that this poll does not
@@ -613,10 +617,15 @@ macro_rules! operation {
 
     // --- jumps, calls, returns
     ($cpu:ident, $bus:ident, JMP, abs) => {{
+        let opcode_addr = $cpu.pc.wrapping_sub(1);
         let low = $cpu.fetch($bus);
         $cpu.poll_interrupts($bus);
         let high = $cpu.read($bus, $cpu.pc);
         $cpu.pc = u16::from_le_bytes([low, high]);
+        // `JMP *` and the jumps that close longer loops.
+        if $cpu.pc <= opcode_addr {
+            $cpu.looped_back();
+        }
     }};
     ($cpu:ident, $bus:ident, JMP, ind) => {{
         // The pointer's high byte is read from the same page: the 6502 does not carry into

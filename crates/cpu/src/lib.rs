@@ -16,6 +16,7 @@
 mod bus;
 mod cpu;
 mod dma;
+mod idle;
 mod instructions;
 mod opcode;
 

@@ -285,9 +285,12 @@ impl Nes {
         let target = self.board.ppu.frames_completed() + 1;
         let deadline = self.cpu.cycles().saturating_add(cycle_budget);
         self.board.resync();
+        // Idle loops may be skipped up to the budget's end, where the run stops anyway.
+        self.board.idle_skip_limit = self.board.cycle().saturating_add(cycle_budget);
         self.cpu.run_until(&mut self.board, |cpu, board| {
             board.ppu.frames_completed() >= target || cpu.cycles() >= deadline
         });
+        self.board.idle_skip_limit = 0;
         let gave_up = self.board.ppu.frames_completed() < target;
         self.board.sync_ppu();
         if gave_up {
@@ -309,13 +312,22 @@ impl Nes {
             self.run_hooked_until(target, hooks);
         } else {
             self.board.resync();
+            self.board.idle_skip_limit = u64::MAX;
             self.cpu.run_until(&mut self.board, |_, board| {
                 board.ppu.frames_completed() >= target
             });
+            self.board.idle_skip_limit = 0;
             self.board.sync_ppu();
         }
         hooks.after_frame(self);
         self.lag_count += u64::from(self.lagged());
+    }
+
+    /// CPU cycles of idle loops (a loop that only re-reads memory while waiting for an
+    /// interrupt) that the frame loops skipped instead of running one by one, since this
+    /// console was made: the same result, without the work (see `nes_cpu`'s `idle.rs`).
+    pub fn idle_cycles_skipped(&self) -> u64 {
+        self.board.idle_cycles_skipped
     }
 
     /// Lag frames since power-on (FCEUX's lag counter, Lua's `emu.lagcount`): frames in
@@ -569,6 +581,44 @@ mod tests {
         0xAD, 0x16, 0x40, // LDA $4016
         0x40, // RTI
     ];
+
+    #[test]
+    fn idle_loops_are_skipped_with_the_same_result() {
+        // Main: wait out the PPU's warm-up (two VBlanks), enable NMI, then wait in `JMP *`;
+        // NMI: count at $00.
+        let main = [
+            0x2C, 0x02, 0x20, 0x10, 0xFB, // BIT $2002 / BPL $8000
+            0x2C, 0x02, 0x20, 0x10, 0xFB, // BIT $2002 / BPL $8005
+            0xA9, 0x80, 0x8D, 0x00, 0x20, // LDA #$80 / STA $2000
+            0x4C, 0x0F, 0x80, // JMP $800F
+        ];
+        let nmi = [0xE6, 0x00, 0x40];
+        let image = rom(&main, &nmi);
+        let mut skipping = Nes::from_ines(&image).unwrap();
+        let mut stepping = Nes::from_ines(&image).unwrap();
+        // The eager reference never skips.
+        stepping.set_eager_ppu(true);
+        for _ in 0..30 {
+            skipping.run_frame();
+            stepping.run_frame();
+            assert_eq!(skipping.cpu_registers(), stepping.cpu_registers());
+            assert_eq!(skipping.peek(0x0000), stepping.peek(0x0000));
+        }
+        assert!(skipping.peek(0x0000) > 20, "NMIs were taken");
+        assert_eq!(stepping.idle_cycles_skipped(), 0);
+        let cycles = skipping.cpu_registers().cycles;
+        assert!(
+            skipping.idle_cycles_skipped() > cycles * 8 / 10,
+            "{} of {cycles} cycles skipped",
+            skipping.idle_cycles_skipped()
+        );
+        // Single steps never skip.
+        let before = skipping.idle_cycles_skipped();
+        for _ in 0..10_000 {
+            skipping.step_instruction();
+        }
+        assert_eq!(skipping.idle_cycles_skipped(), before);
+    }
 
     #[test]
     fn pokes_take_no_time() {

@@ -66,6 +66,16 @@ pub(crate) struct Motherboard {
     /// `oam_dma_page.is_some() || apu.dmc_dma_wanted()`, as of the last change to either:
     /// the CPU asks before every read cycle, and one load is cheaper there than two.
     dma_wanted: bool,
+    /// The CPU's idle-loop skipping (`nes_cpu::Bus::effects`): moves on every write cycle,
+    /// DMA cycle and `resync` (which every register access and every change from outside
+    /// the CPU's cycles makes). Derived, not state.
+    effects: u64,
+    /// The cycle no idle-loop skip may pass (0: no skipping): set by the frame loops for the
+    /// frame they run, so single steps and hooked runs never skip.
+    pub(crate) idle_skip_limit: u64,
+    /// CPU cycles idle-loop skipping has passed over since power-on (an observation for
+    /// benchmarks and tests, not state).
+    pub(crate) idle_cycles_skipped: u64,
 }
 
 /// The motherboard's own part of a save state: everything in [`Motherboard`] but the chips,
@@ -109,6 +119,9 @@ impl Motherboard {
             // Derived from the chips (see `resync`).
             attention: _,
             dma_wanted: _,
+            effects: _,
+            idle_skip_limit: _,
+            idle_cycles_skipped: _,
         } = self;
         let JoypadPorts {
             pads,
@@ -145,6 +158,9 @@ impl Motherboard {
             scheduler: _,
             attention: _,
             dma_wanted: _,
+            effects: _,
+            idle_skip_limit: _,
+            idle_cycles_skipped: _,
         } = self;
         let JoypadPorts {
             pads,
@@ -185,6 +201,9 @@ impl Motherboard {
             cart,
             attention: 0,
             dma_wanted: false,
+            effects: 0,
+            idle_skip_limit: 0,
+            idle_cycles_skipped: 0,
         }
     }
 
@@ -222,6 +241,7 @@ impl Motherboard {
     #[inline]
     pub(crate) fn resync(&mut self) {
         self.attention = 0;
+        self.effects = self.effects.wrapping_add(1);
         self.refresh_dma_wanted();
     }
 
@@ -328,12 +348,14 @@ impl nes_cpu::Bus for Motherboard {
     fn write(&mut self, addr: u16, value: u8) {
         self.begin_cycle(true);
         self.internal_bus = value;
+        self.effects = self.effects.wrapping_add(1);
         self.write_mapped(addr, value);
         self.end_cycle();
     }
 
     #[inline]
     fn dma_read(&mut self, addr: u16, halted_cpu_addr: u16, kind: DmaKind) -> u8 {
+        self.effects = self.effects.wrapping_add(1);
         self.begin_cycle(false);
         let value = self.dma_read_mapped(addr, halted_cpu_addr, kind);
         self.end_cycle();
@@ -357,6 +379,39 @@ impl nes_cpu::Bus for Motherboard {
             self.oam_dma_page.is_some() | self.apu.dmc_dma_wanted()
         );
         self.dma_wanted
+    }
+
+    #[inline(always)]
+    fn effects(&self) -> u64 {
+        self.effects
+    }
+
+    /// Until the earliest of the PPU's next catch-up (its NMI output, a frame end, a board's
+    /// IRQ), the APU's next change the CPU could see (its IRQ output, a DMC request) and the
+    /// run's limit, with no DMA wanted and no per-access catch-up (the eager mode, or a board
+    /// whose CPU-side mapping follows the PPU). The interrupt lines only change at those
+    /// events or at register accesses.
+    fn quiet_cycles(&self) -> u64 {
+        if self.dma_wanted || self.scheduler.syncs_each_access() {
+            return 0;
+        }
+        let next = self
+            .scheduler
+            .sync_cycle()
+            .min(self.apu.next_visible_event())
+            .min(self.idle_skip_limit);
+        next.saturating_sub(self.cycle())
+    }
+
+    /// The PPU falls further behind, as on any cycle before its catch-up; the APU runs the
+    /// cycles, sound events included.
+    fn skip_quiet_cycles(&mut self, cycles: u64) {
+        debug_assert!(cycles <= self.quiet_cycles());
+        self.apu.skip_quiet_cycles(cycles);
+        self.idle_cycles_skipped += cycles;
+        // The APU's next event moved: the next cycle takes the full path, which recomputes it.
+        self.attention = 0;
+        debug_assert!(!self.dma_wanted && !self.apu.dmc_dma_wanted());
     }
 
     #[inline]
