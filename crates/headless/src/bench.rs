@@ -74,6 +74,10 @@ pub struct BenchReport {
     pub fps_per_console: f64,
     /// Microseconds one console spends on a frame (from `fps_per_console`).
     pub us_per_frame: f64,
+    /// The share of the timed frames' CPU cycles that idle-loop skipping passed over (the
+    /// ROM waiting for an interrupt in a loop that only re-reads memory): how much of the
+    /// speed comes from not running such loops one cycle at a time (first console, last run).
+    pub idle_cycles_skipped_share: f64,
 }
 
 /// Runs `nes bench` and prints its result.
@@ -115,13 +119,15 @@ pub fn summary(report: &BenchReport) -> String {
         String::new()
     };
     format!(
-        "{}: {} frames x {} runs ({}){consoles} median {:.0} frames/s per console ({:.1} us/frame)",
+        "{}: {} frames x {} runs ({}){consoles} median {:.0} frames/s per console ({:.1} us/frame; \
+         {:.0}% of CPU cycles in skipped idle loops)",
         report.rom,
         report.frames,
         report.runs,
         costs.join(", "),
         report.fps_per_console,
-        report.us_per_frame
+        report.us_per_frame,
+        100.0 * report.idle_cycles_skipped_share
     )
 }
 
@@ -135,6 +141,7 @@ pub fn measure(args: &BenchArgs) -> Result<BenchReport, Error> {
     let jobs = usize::from(args.jobs.max(1));
     let runs = args.runs.max(1);
     let mut totals = Vec::with_capacity(runs);
+    let mut idle_cycles_skipped_share = 0.0;
     for _ in 0..runs {
         let barrier = Barrier::new(jobs);
         let elapsed = std::thread::scope(|scope| {
@@ -148,10 +155,14 @@ pub fn measure(args: &BenchArgs) -> Result<BenchReport, Error> {
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 })
-                .collect::<Result<Vec<f64>, Error>>()
+                .collect::<Result<Vec<ConsoleRun>, Error>>()
         })?;
+        idle_cycles_skipped_share = elapsed[0].idle_cycles_skipped_share;
         // All consoles start together; the run lasts until the slowest ends.
-        let slowest = elapsed.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+        let slowest = elapsed
+            .iter()
+            .map(|run| run.seconds)
+            .fold(f64::MIN_POSITIVE, f64::max);
         totals.push((jobs as u64 * args.frames) as f64 / slowest);
     }
     totals.sort_by(f64::total_cmp);
@@ -170,7 +181,15 @@ pub fn measure(args: &BenchArgs) -> Result<BenchReport, Error> {
         total_fps,
         fps_per_console,
         us_per_frame: 1e6 / fps_per_console,
+        idle_cycles_skipped_share,
     })
+}
+
+/// What one console's timed frames took.
+struct ConsoleRun {
+    seconds: f64,
+    /// Of their CPU cycles, the share idle-loop skipping passed over.
+    idle_cycles_skipped_share: f64,
 }
 
 /// What a frontend does with each frame: reads the audio produced and converts the picture.
@@ -221,9 +240,8 @@ impl Drop for StartGate<'_> {
     }
 }
 
-/// One console's run: warm-up, then the timed frames once every console is ready. Returns
-/// the seconds the timed frames took.
-fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Error> {
+/// One console's run: warm-up, then the timed frames once every console is ready.
+fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<ConsoleRun, Error> {
     let mut gate = StartGate {
         barrier: start,
         passed: false,
@@ -255,17 +273,27 @@ fn run_console(fresh: &Nes, args: &BenchArgs, start: &Barrier) -> Result<f64, Er
         frame(&mut nes);
     }
     gate.pass();
+    let (cycles_before, skipped_before) = (nes.cpu_registers().cycles, nes.idle_cycles_skipped());
     let started = Instant::now();
     for _ in 0..args.frames {
         frame(&mut nes);
     }
     let seconds = started.elapsed().as_secs_f64();
+    let cycles = nes.cpu_registers().cycles.saturating_sub(cycles_before);
+    let skipped = nes.idle_cycles_skipped().saturating_sub(skipped_before);
     if let Some(script) = &mut script {
         if let Some(error) = script.host.take_errors().into_iter().next() {
             return Err(Error::Script(error));
         }
     }
-    Ok(seconds)
+    Ok(ConsoleRun {
+        seconds,
+        idle_cycles_skipped_share: if cycles == 0 {
+            0.0
+        } else {
+            skipped as f64 / cycles as f64
+        },
+    })
 }
 
 /// A console's running script and the folder its numbered save slots live in.
@@ -341,6 +369,14 @@ mod tests {
         assert!(report.total_fps > 0.0);
         let text = summary(&report);
         assert!(text.contains("48 kHz audio, RGBA video"), "{text}");
+        assert!(
+            (0.0..=1.0).contains(&report.idle_cycles_skipped_share),
+            "{text}"
+        );
+        assert!(
+            text.contains("% of CPU cycles in skipped idle loops"),
+            "{text}"
+        );
     }
 
     #[test]
