@@ -10,7 +10,8 @@ ours in one call) and the RGB picture as the observation:
 - nes-py: ``nes_py.NESEnv`` (one environment);
 - ours, single: ``cyclenes.NesEnv`` (one environment);
 - ours, batched: ``cyclenes.NesVectorEnv`` with ``--envs`` consoles on ``--threads`` native
-  threads; its steps per second count every sub-environment's step.
+  threads; each sub-environment takes as many steps as the single one (the same frames of
+  each console's run), and its steps per second count every sub-environment's step.
 
 The three run interleaved, round after round, and the table shows each one's median. It
 installs nothing: make a virtual environment with both packages first, e.g.
@@ -91,12 +92,16 @@ def ours_batched_steps(
         rom, envs, actions="all", frame_skip=skip, obs_type="rgb", threads=threads
     )
     vector.reset(seed=seed)
-    calls = max(1, steps // envs)
-    actions = np.random.default_rng(seed).integers(0, 256, size=(calls, envs))
+    # Every sub-environment takes `steps` steps, as the single environment does: the same
+    # stretch of each console's run. (Taking `steps` steps in all would leave the batched
+    # consoles at 1/`envs` of the single one's frames; a test ROM that ends and then waits
+    # in an idle loop, which the core skips, would then be timed mostly busy here and
+    # mostly idle there.)
+    actions = np.random.default_rng(seed).integers(0, 256, size=(steps, envs))
     start = time.perf_counter()
     for row in actions:
         vector.step(row)
-    return calls * envs / (time.perf_counter() - start)
+    return steps * envs / (time.perf_counter() - start)
 
 
 def core_scaling(nes: str, rom: pathlib.Path) -> float:
@@ -121,7 +126,7 @@ def core_scaling(nes: str, rom: pathlib.Path) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roms", nargs="*", help="ROMs (default: holy-mapperel NROM, MMC1, UxROM and CNROM boards and two blargg tests)")
-    parser.add_argument("--steps", type=int, default=1500, help="steps per measurement")
+    parser.add_argument("--steps", type=int, default=1500, help="steps per environment per measurement")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--frame-skip", type=int, default=4)
     parser.add_argument("--envs", type=int, default=8, help="consoles in the batched env")

@@ -49,10 +49,11 @@ rmdir "$no_roms"
 echo "== cargo test, LuaJIT build of the Lua host"
 cargo test -p nes-lua --no-default-features --features luajit --locked
 
-# The Python package (crates/python, its own Cargo workspace: see its Cargo.toml): formatting
-# and clippy as above, then built into a virtual environment with maturin (release profile)
-# and tested with pytest (Console, the Gymnasium environments with check_env, the vector
-# environments, Ray on a local cluster, and frame numbering against the release `nes`).
+# The Python package (crates/python, its own Cargo workspace: see its Cargo.toml): formatting,
+# clippy and its Rust unit tests as above, then built into a virtual environment with maturin
+# (release profile) and tested with pytest (Console, the Gymnasium environments with check_env,
+# the vector environments, Ray on a local cluster, and frame numbering against the release
+# `nes`).
 echo "== Python package: cargo fmt --check, cargo clippy"
 ensure_python_env
 export PYO3_PYTHON="$PWD/$PYTHON_ENV/bin/python"
@@ -60,6 +61,9 @@ python_target="$PWD/target/python"
 cargo fmt --manifest-path crates/python/Cargo.toml -- --check
 CARGO_TARGET_DIR="$python_target" \
   cargo clippy --manifest-path crates/python/Cargo.toml --all-targets --locked -- -D warnings
+echo "== Python package: cargo test (its Rust unit tests)"
+CARGO_TARGET_DIR="$python_target" \
+  cargo test --manifest-path crates/python/Cargo.toml --lib --locked
 echo "== Python package: maturin develop --release, pytest"
 (
   export VIRTUAL_ENV="$PWD/$PYTHON_ENV" CARGO_TARGET_DIR="$python_target"

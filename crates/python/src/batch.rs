@@ -10,7 +10,10 @@ use numpy::{
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rayon::prelude::*;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::console::{panic_message, Console};
 use crate::picture::{Render, RgbTable};
@@ -22,9 +25,10 @@ use crate::{rom_image, state_bytes, tetris, Start};
 /// power_on_ram=None, region=None)`
 ///
 /// Every console powers on as `Console(rom, ...)` does. `threads` is how many native threads
-/// the batch starts for itself and keeps until it is dropped (default: the machine's cores,
-/// at most `n`; with 1, the calling thread does the work); each call hands them the consoles
-/// one at a time, so a thread that finishes early takes the consoles still waiting.
+/// step the consoles (default: the machine's cores, at most `n`): the calling thread, with
+/// the GIL released, and `threads - 1` that the batch starts for itself and keeps until it
+/// is dropped; each call hands them the consoles one at a time, so a thread that finishes
+/// early takes the consoles still waiting.
 /// `render` is what `step` and `observe` return for each console: `"rgb"` (240x256x3),
 /// `"index"` (240x256 palette indices) or `"none"`.
 #[pyclass(module = "cyclenes._native")]
@@ -39,31 +43,43 @@ pub struct ConsoleBatch {
     ram: Py<PyArray2<u8>>,
 }
 
-/// Work on console `i` with its picture and its result.
-type ConsoleWork<'a, R> = &'a (dyn Fn(usize, &mut Nes, &mut [u8], &mut R) + Sync);
+/// Work on console `i` (a `Nes`, or a stand-in in the tests) with its picture and its result.
+type ConsoleWork<'a, T, R> = &'a (dyn Fn(usize, &mut T, &mut [u8], &mut R) + Sync);
 
 /// The pictures of a batch as one NumPy array (`None` when nothing is rendered).
 type Pictures<'py> = Option<Bound<'py, PyArrayDyn<u8>>>;
 
-/// A batch's native threads: one rayon pool, started by `ConsoleBatch(...)` and reused by
-/// every call (no thread is spawned per call).
+/// A batch's native threads: the calling thread and one rayon pool of `threads - 1`,
+/// started by `ConsoleBatch(...)` and reused by every call (no thread is spawned per call).
 #[derive(Debug)]
 struct Workers {
-    /// `None` with one thread: the calling thread steps the consoles itself, as handing them
-    /// to a lone pool thread would only add a wake-up to every call.
+    /// `None` with one thread: the calling thread steps the consoles alone.
     pool: Option<rayon::ThreadPool>,
     threads: usize,
     /// The process that started `pool`. A child made by `fork()` has none of its parent's
     /// threads: a call there would wait forever on a pool with nobody in it, so the child
-    /// starts a pool of its own (see `Workers::pool`).
+    /// starts a pool of its own (see `Workers::ready`).
     pid: u32,
+    /// Set from the start of a call to its end: tells the pool's lingering threads (see
+    /// `LINGER`) that work is coming.
+    calling: Arc<AtomicBool>,
 }
+
+/// How long a pool thread keeps spinning after a call, ready for the next one, before it
+/// goes to sleep. Waking a sleeping thread takes 50-120 us on these virtual machines
+/// (measured: the pool's first console started that long after the call), paid at the start
+/// of every call and again at its end if the calling thread had gone to sleep: about a tenth
+/// of an 8-console call of frame-skip-4 steps. A training loop that calls again within this
+/// time (the batched environment's own Python takes well under it) finds the threads awake;
+/// one that takes longer costs each thread this much spinning per call.
+const LINGER: Duration = Duration::from_micros(500);
 
 impl Workers {
     fn start(threads: usize) -> PyResult<Workers> {
         let pool = if threads > 1 {
+            // The calling thread is one of the `threads`: it works on the batch too.
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+                .num_threads(threads - 1)
                 .thread_name(|i| format!("cyclenes-batch-{i}"))
                 .build()
                 .map_err(|error| {
@@ -77,12 +93,13 @@ impl Workers {
             pool,
             threads,
             pid: std::process::id(),
+            calling: Arc::new(AtomicBool::new(false)),
         })
     }
 
-    /// The pool (`None`: the calling thread), restarted first when this process is a
-    /// `fork()` of the one that started it.
-    fn pool(&mut self) -> PyResult<Option<&rayon::ThreadPool>> {
+    /// The workers, with the pool restarted first when this process is a `fork()` of the
+    /// one that started it.
+    fn ready(&mut self) -> PyResult<&Workers> {
         if self.pool.is_some() && self.pid != std::process::id() {
             let inherited = std::mem::replace(self, Workers::start(self.threads)?);
             // Dropping a pool signals its threads, which do not exist in this process (and
@@ -90,44 +107,82 @@ impl Workers {
             // hundred bytes leaked once per forked child.
             std::mem::forget(inherited);
         }
-        Ok(self.pool.as_ref())
+        Ok(self)
+    }
+
+    /// Runs `work(i, console, picture, result)` for every console, each console a task of
+    /// its own handed to whichever thread asks next: the calling thread and the pool's
+    /// threads all take consoles until none is left, so one slow thread does not hold up a
+    /// fixed share of the batch, and the calling thread starts at once instead of waiting
+    /// for the pool's threads to wake (without a pool, the calling thread does them all).
+    /// `pictures` holds `picture_len` bytes per console (0: none). A panic in `work` is
+    /// raised again on the calling thread.
+    fn for_each<T: Send, R: Send>(
+        &self,
+        consoles: &mut [T],
+        pictures: &mut [u8],
+        picture_len: usize,
+        results: &mut [R],
+        work: ConsoleWork<'_, T, R>,
+    ) {
+        let unfinished = AtomicUsize::new(consoles.len());
+        // `chunks_mut(0)` panics: without pictures every console gets an empty one.
+        let mut pictures = pictures.chunks_mut(picture_len.max(1));
+        let tasks = consoles
+            .iter_mut()
+            .zip(results.iter_mut())
+            .map(move |(nes, result)| (nes, result, pictures.next().unwrap_or_default()))
+            .enumerate();
+        let Some(pool) = &self.pool else {
+            for (i, (nes, result, picture)) in tasks {
+                work(i, nes, picture, result);
+            }
+            return;
+        };
+        self.calling.store(true, Ordering::Relaxed);
+        let tasks = Mutex::new(tasks);
+        let take_until_none_left = || loop {
+            // Poisoned only by a panic in another thread's `next()`, which is re-raised
+            // anyway.
+            let task = tasks.lock().unwrap_or_else(PoisonError::into_inner).next();
+            let Some((i, (nes, result, picture))) = task else {
+                return;
+            };
+            // Counted as finished even when `work` panics, so nobody waits for it forever.
+            let _finished = Finished(&unfinished);
+            work(i, nes, picture, result);
+        };
+        pool.in_place_scope(|scope| {
+            for _ in 0..pool.current_num_threads() {
+                scope.spawn(|_| take_until_none_left());
+            }
+            take_until_none_left();
+            // The pool's last consoles are at most one console's work away: waiting for them
+            // awake saves being woken at the end (see `LINGER`).
+            while unfinished.load(Ordering::Acquire) != 0 {
+                std::hint::spin_loop();
+            }
+        });
+        self.calling.store(false, Ordering::Relaxed);
+        for _ in 0..pool.current_num_threads() {
+            let calling = Arc::clone(&self.calling);
+            pool.spawn(move || {
+                let deadline = Instant::now() + LINGER;
+                while !calling.load(Ordering::Relaxed) && Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+            });
+        }
     }
 }
 
-/// Runs `work(i, console, picture, result)` for every console on `pool`, each console a task
-/// of its own: a thread that is done takes the consoles still waiting, so one slow thread
-/// does not hold up a fixed share of the batch (without a pool, one after the other on the
-/// calling thread). `pictures` holds `picture_len` bytes per console (0: none). A panic in
-/// `work` is raised again on the calling thread.
-fn for_each<R: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    consoles: &mut [Nes],
-    pictures: &mut [u8],
-    picture_len: usize,
-    results: &mut [R],
-    work: ConsoleWork<'_, R>,
-) {
-    let Some(pool) = pool else {
-        for (i, (nes, result)) in consoles.iter_mut().zip(results.iter_mut()).enumerate() {
-            let picture = &mut pictures[i * picture_len..(i + 1) * picture_len];
-            work(i, nes, picture, result);
-        }
-        return;
-    };
-    pool.install(|| {
-        let tasks = consoles.par_iter_mut().zip(results.par_iter_mut());
-        if picture_len == 0 {
-            // `par_chunks_mut(0)` panics: without pictures every console gets an empty one.
-            tasks
-                .enumerate()
-                .for_each(|(i, (nes, result))| work(i, nes, &mut [], result));
-        } else {
-            tasks
-                .zip(pictures.par_chunks_mut(picture_len))
-                .enumerate()
-                .for_each(|(i, ((nes, result), picture))| work(i, nes, picture, result));
-        }
-    });
+/// Counts one console's task as finished when dropped.
+struct Finished<'a>(&'a AtomicUsize);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
 }
 
 impl ConsoleBatch {
@@ -220,14 +275,13 @@ impl ConsoleBatch {
         // the workers fill must be initialised before it is lent to them.
         let mut pictures = vec![0u8; n * picture_len];
         let mut results = vec![R::default(); n];
-        let pool = self.workers.pool()?;
+        let workers = self.workers.ready()?;
         let (consoles, kind, rgb) = (&mut self.consoles, self.render, &self.rgb);
         // Every console renders its picture (masked-out ones too: theirs is still the
         // observation of a console that did not step).
         let outcome = py.detach(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                for_each(
-                    pool,
+                workers.for_each(
                     consoles,
                     &mut pictures,
                     picture_len,
@@ -325,8 +379,8 @@ impl ConsoleBatch {
         self.consoles.len()
     }
 
-    /// Native threads that step the consoles: the batch's own, started with it and kept
-    /// for every call (with 1, the calling thread, the GIL released).
+    /// Native threads that step the consoles: the calling thread (the GIL released) and
+    /// `threads - 1` of the batch's own, started with it and kept for every call.
     #[getter]
     fn threads(&self) -> usize {
         self.workers.threads
@@ -512,5 +566,94 @@ impl ConsoleBatch {
             self.threads(),
             self.render()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Workers;
+    use std::sync::Mutex;
+    use std::thread::{self, ThreadId};
+    use std::time::{Duration, Instant};
+
+    /// Every console once, with its own picture chunk and result, whichever thread runs it;
+    /// returns the threads that ran them.
+    fn run_all(workers: &Workers, picture_len: usize) -> Vec<ThreadId> {
+        let mut consoles: Vec<u32> = (0..7).collect();
+        let mut pictures = vec![0u8; consoles.len() * picture_len];
+        let mut results = vec![0u32; consoles.len()];
+        let runners = Mutex::new(Vec::new());
+        workers.for_each(
+            &mut consoles,
+            &mut pictures,
+            picture_len,
+            &mut results,
+            &|i, console: &mut u32, picture, result: &mut u32| {
+                runners.lock().unwrap().push(thread::current().id());
+                // With a pool, each task waits (up to 10 s) until two threads have taken
+                // one, so that neither can run all seven before the other wakes.
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while workers.pool.is_some() && Instant::now() < deadline {
+                    let ids = runners.lock().unwrap().clone();
+                    if ids.iter().any(|&id| id != ids[0]) {
+                        break;
+                    }
+                    thread::sleep(Duration::from_millis(1));
+                }
+                assert_eq!(picture.len(), picture_len);
+                picture.fill(i as u8 + 1);
+                *result = *console * 10;
+                *console += 100;
+            },
+        );
+        assert_eq!(consoles, (100..107).collect::<Vec<_>>());
+        assert_eq!(results, (0..70).step_by(10).collect::<Vec<_>>());
+        for (i, picture) in pictures.chunks(picture_len.max(1)).enumerate() {
+            assert!(picture.iter().all(|&byte| byte == i as u8 + 1));
+        }
+        runners.into_inner().unwrap()
+    }
+
+    #[test]
+    fn the_calling_thread_and_the_pool_share_the_consoles() {
+        let workers = Workers::start(2).unwrap();
+        for picture_len in [0, 3] {
+            let runners = run_all(&workers, picture_len);
+            assert_eq!(runners.len(), 7);
+            assert!(runners.contains(&thread::current().id()));
+            assert!(runners.iter().any(|&id| id != thread::current().id()));
+        }
+    }
+
+    #[test]
+    fn a_panic_on_any_thread_is_raised_on_the_calling_thread() {
+        let workers = Workers::start(2).unwrap();
+        // One console's panic, then every console's: neither may leave the calling thread
+        // waiting for a console that will never finish.
+        for panicking in [&[4usize][..], &[0, 1, 2, 3, 4, 5]] {
+            let mut consoles = [0u8; 6];
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                workers.for_each(
+                    &mut consoles,
+                    &mut [],
+                    0,
+                    &mut [(); 6],
+                    &|i, console: &mut u8, _, _| {
+                        thread::sleep(Duration::from_millis(2));
+                        assert!(!panicking.contains(&i), "console {i}");
+                        *console = 1;
+                    },
+                );
+            }));
+            assert!(outcome.is_err());
+        }
+        // The workers still work after it.
+        assert_eq!(run_all(&workers, 1).len(), 7);
+    }
+
+    #[test]
+    fn without_a_pool_the_calling_thread_runs_every_console() {
+        let runners = run_all(&Workers::start(1).unwrap(), 2);
+        assert!(runners.iter().all(|&id| id == thread::current().id()));
     }
 }

@@ -67,10 +67,10 @@ class Console:
         """NES Tetris: (frames, reached, locked, game_over) of a placement."""
 
 class ConsoleBatch:
-    """N consoles of one ROM stepped together on native threads: the batch's own pool of
-    ``threads`` threads (default: the machine's cores, at most n; with 1, the calling
-    thread), started with it and reused by every call, each console a task that the first
-    free thread takes."""
+    """N consoles of one ROM stepped together on ``threads`` native threads (default: the
+    machine's cores, at most n): the calling thread, with the GIL released, and a pool of
+    ``threads - 1`` started with the batch and reused by every call; each console is a task
+    that the first free thread takes."""
 
     def __init__(
         self,
@@ -86,7 +86,8 @@ class ConsoleBatch:
     def __len__(self) -> int: ...
     @property
     def threads(self) -> int:
-        """Native threads in the batch's pool (``threads``, at most n)."""
+        """Native threads that step the consoles, the calling one included (``threads``, at
+        most n)."""
     @property
     def render(self) -> str: ...
     def step(
