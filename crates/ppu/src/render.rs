@@ -682,6 +682,33 @@ impl Ppu {
             return;
         }
         let sprite_min_x = self.sprite_min_x;
+        if start >= background_min_x.max(sprite_min_x) {
+            let sprites = self.sprite_line.pixels.get(start..start + 8);
+            if let (Ok(tile), Some(Ok(sprites))) = (
+                <&mut [u16; 8]>::try_from(&mut *row),
+                sprites.map(<[u8; 8]>::try_from),
+            ) {
+                // A whole unclipped tile under sprites: its background as on a bare tile,
+                // then each sprite pixel resolved against it (the loop below, pixel by
+                // pixel, for the cells a sprite covers).
+                self.colour_pairs.write_tile(tile, cells);
+                for (column, (&sprite, pixel)) in sprites.iter().zip(tile.iter_mut()).enumerate() {
+                    if sprite == 0 {
+                        continue;
+                    }
+                    if (cells >> (60 - 4 * column)) & 3 != 0 {
+                        if sprite & SPRITE_ZERO != 0 && start + column != 255 {
+                            self.sprite_zero_hit = true;
+                        }
+                        if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
+                            continue;
+                        }
+                    }
+                    *pixel = self.colour_cache[usize::from(sprite & SPRITE_PALETTE_INDEX)];
+                }
+                return;
+            }
+        }
         for (x, pixel) in (start..end).zip(row.iter_mut()) {
             let cell = (cells >> 60) as u8;
             cells <<= 4;

@@ -78,37 +78,53 @@ impl SpriteEvaluation {
     }
 }
 
-/// Which lines some sprite of OAM covers, for one sprite height: bit `line` is set when
-/// `line - Y < height` for a sprite's Y (the evaluation's in-range test). A line no sprite
-/// covers finds none whatever OAMADDR it starts from, so its whole-line evaluation needs no
-/// comparison (most lines of most games). Derived from OAM, so not in save states; every
-/// OAM store clears `valid` (`Ppu::oam_changed`) and the next evaluation rebuilds it.
-#[derive(Clone, Default, PartialEq, Eq, Debug)]
+/// Which sprites of OAM each line finds in range, for one sprite height: bit `i` of line
+/// `line` is set when `line - Y < height` for sprite `i`'s Y (the evaluation's in-range test).
+/// With it the whole-line evaluation goes from one sprite found to the next without a
+/// comparison per sprite, and a line no sprite covers (most lines of most games) needs none.
+/// Derived from OAM, so not in save states; every OAM store clears `valid`
+/// (`Ppu::oam_changed`) and the next evaluation rebuilds it.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct SpriteRows {
-    lines: [u64; 4],
+    sprites: Box<[u64; 256]>,
     height: u16,
     valid: bool,
 }
 
-impl SpriteRows {
-    fn of(oam: &[u8; 256], height: u16) -> SpriteRows {
-        let mut lines = [0u64; 4];
-        for sprite in oam.chunks_exact(4) {
-            let top = usize::from(sprite[0]);
-            for line in top..(top + usize::from(height)).min(256) {
-                lines[line >> 6] |= 1 << (line & 63);
-            }
-        }
+impl Default for SpriteRows {
+    fn default() -> Self {
         SpriteRows {
-            lines,
-            height,
-            valid: true,
+            sprites: Box::new([0; 256]),
+            height: 0,
+            valid: false,
         }
     }
+}
 
-    fn covers(&self, line: u16) -> bool {
-        let line = usize::from(line & 0xFF);
-        self.lines[line >> 6] & (1 << (line & 63)) != 0
+impl SpriteRows {
+    fn rebuild(&mut self, oam: &[u8; 256], height: u16) {
+        self.sprites.fill(0);
+        for (index, sprite) in oam.chunks_exact(4).enumerate() {
+            let top = usize::from(sprite[0]);
+            let end = (top + usize::from(height)).min(256);
+            for line in &mut self.sprites[top..end] {
+                *line |= 1 << index;
+            }
+        }
+        self.height = height;
+        self.valid = true;
+    }
+
+    #[cfg(debug_assertions)]
+    fn of(oam: &[u8; 256], height: u16) -> SpriteRows {
+        let mut rows = SpriteRows::default();
+        rows.rebuild(oam, height);
+        rows
+    }
+
+    /// The sprites in range on `line`, bit `i` for sprite `i`.
+    fn on(&self, line: u16) -> u64 {
+        self.sprites[usize::from(line & 0xFF)]
     }
 }
 
@@ -119,17 +135,19 @@ impl Ppu {
         self.sprite_rows.valid = false;
     }
 
-    /// Whether some sprite of OAM is in range on `line` (0-239) for sprites `height` tall.
-    fn sprites_cover_line(&mut self, line: u16, height: u16) -> bool {
+    /// The sprites of OAM in range on `line` (0-239) for sprites `height` tall, bit `i` for
+    /// sprite `i`.
+    fn sprites_on_line(&mut self, line: u16, height: u16) -> u64 {
         if !self.sprite_rows.valid || self.sprite_rows.height != height {
-            self.sprite_rows = SpriteRows::of(&self.oam, height);
+            self.sprite_rows.rebuild(&self.oam, height);
         }
-        debug_assert_eq!(
+        #[cfg(debug_assertions)]
+        assert_eq!(
             self.sprite_rows,
             SpriteRows::of(&self.oam, height),
             "OAM changed without Ppu::oam_changed"
         );
-        self.sprite_rows.covers(line)
+        self.sprite_rows.on(line)
     }
 
     /// Runs the evaluation dots from the cursor up to (not including) `end` (at most 257).
@@ -179,39 +197,37 @@ impl Ppu {
         // only the index decides whether the byte stays), so the last of them is what the
         // slot holds. Kept in a register until the scan ends.
         let mut unkept_y: Option<u8> = None;
-        let mut wrapped = false;
-        if !self.sprites_cover_line(line, height) {
-            // Every sprite from OAMADDR on is checked and none kept: the last one's Y stays
-            // in slot 0 (see `unkept_y`) and was the last byte read.
-            let last_y = self.oam[0xFC];
-            unkept_y = Some(last_y);
-            last_read = last_y;
-            addr = 0x100;
-            wrapped = true;
-        }
-        while found < 8 && !wrapped {
-            let y = self.oam[addr & 0xFF];
-            if line.wrapping_sub(u16::from(y)) < height {
-                if addr == start {
-                    self.evaluation.sprite_zero_found = true;
-                }
-                let slot = found * 4;
-                for byte in 0..4 {
-                    self.secondary_oam[(slot + byte) & 31] = self.oam[(addr + byte) & 0xFF];
-                }
-                last_read = self.oam[(addr + 3) & 0xFF];
-                unkept_y = None;
-                found += 1;
-            } else {
-                unkept_y = Some(y);
-                last_read = y;
+        // The sprites from OAMADDR on that are in range, in OAM order: the scan finds them
+        // one after another, up to eight; every sprite checked between two of them (or after
+        // the last) was written to the next free slot and not kept.
+        let mut in_range = self.sprites_on_line(line, height) & (u64::MAX << (start / 4));
+        while found < 8 && in_range != 0 {
+            let index = in_range.trailing_zeros() as usize;
+            in_range &= in_range - 1;
+            addr = index * 4;
+            if addr == start {
+                self.evaluation.sprite_zero_found = true;
             }
+            let slot = found * 4;
+            for byte in 0..4 {
+                self.secondary_oam[(slot + byte) & 31] = self.oam[(addr + byte) & 0xFF];
+            }
+            last_read = self.oam[(addr + 3) & 0xFF];
+            found += 1;
             addr += 4;
-            if addr > 0xFF {
-                wrapped = true;
-                break;
-            }
         }
+        if found < 8 {
+            // The scan ran to the end of OAM; unless the last sprite was found, its Y was
+            // the last byte read and stays in the next free slot.
+            let last_found = found > 0 && addr == 0x100;
+            if !last_found {
+                let last_y = self.oam[0xFC];
+                unkept_y = Some(last_y);
+                last_read = last_y;
+            }
+            addr = 0x100;
+        }
+        let wrapped = addr > 0xFF;
         if let Some(y) = unkept_y {
             self.secondary_oam[(found * 4) & 31] = y;
         }

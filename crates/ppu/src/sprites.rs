@@ -253,19 +253,20 @@ impl Ppu {
         if slot == 0 && self.evaluation.sprite_zero_in_line {
             flags |= SPRITE_ZERO;
         }
-        if let Some(stored) = self.sprite_line.units.get_mut(slot) {
-            // The fetch reloads the counter but not its mode: that is set on dot 339.
-            *stored = SpriteUnit {
-                low,
-                high,
-                flags,
-                counter: u16::from(x),
-                shifted: 0,
-                counting: stored.counting,
-            };
-        }
+        let stored = &mut self.sprite_line.units[slot & 7];
+        // The fetch reloads the counter but not its mode: that is set on dot 339.
+        let unit = SpriteUnit {
+            low,
+            high,
+            flags,
+            counter: u16::from(x),
+            shifted: 0,
+            counting: stored.counting,
+        };
+        *stored = unit;
         self.sprite_line.units_x = 0;
-        let unit = self.sprite_line.units[slot & 7];
+        // (Drawn from `unit`, not read back from `units`: a load of the whole unit right
+        // after its fields were stored one by one waits for the stores to drain.)
         // The line buffer assumes rendering stays on through dot 339 (the unit counts from
         // X); if it does not, re-enabling rendering redraws the buffer from the units.
         self.draw_unit(unit, usize::from(x));
