@@ -89,12 +89,17 @@ impl Ppu {
                         } else {
                             let mut dot = run.first;
                             loop {
-                                self.run_batch::<B, true, RUN>(bus, dot);
+                                self.run_batch_steps::<B, true, RUN>(bus, dot);
                                 if dot >= run.last {
                                     break;
                                 }
                                 dot += schedule::GROUP_DOTS as u16;
                             }
+                            // Once per run: no step reads `self.dot`, and storing it after
+                            // each group made the next group's load of the neighbouring
+                            // scanline wait for the store (a wider load over a narrower
+                            // store is not forwarded).
+                            self.dot = run.last + schedule::GROUP_DOTS as u16;
                         }
                     }
                 )*
@@ -137,6 +142,17 @@ impl Ppu {
         bus: &mut B,
         dot: u16,
     ) {
+        self.run_batch_steps::<B, VISIBLE, RUN>(bus, dot);
+        self.dot = dot + 8;
+    }
+
+    /// `run_batch` without moving `self.dot` on (the caller does).
+    #[inline(always)]
+    fn run_batch_steps<B: PpuBus, const VISIBLE: bool, const RUN: usize>(
+        &mut self,
+        bus: &mut B,
+        dot: u16,
+    ) {
         let run = const { schedule::BATCHES[VISIBLE as usize].runs[RUN] };
         let dot = if run.first == run.last {
             run.first
@@ -152,7 +168,6 @@ impl Ppu {
         self.run_step(bus, dot + 5, s5);
         self.run_step(bus, dot + 6, s6);
         self.run_step(bus, dot + 7, s7);
-        self.dot = dot + 8;
     }
 
     /// Runs dot `dot`'s part of a rendering line: `step`'s shifter clocks, then its operations

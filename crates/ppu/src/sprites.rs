@@ -22,6 +22,33 @@ const ATTR_BEHIND_BACKGROUND: u8 = 0x20;
 const ATTR_FLIP_HORIZONTAL: u8 = 0x40;
 const ATTR_FLIP_VERTICAL: u8 = 0x80;
 
+/// `BYTE_PER_BIT[b]` has bit `7 - k` of `b` (a pattern plane's column `k`, left first) as
+/// bit 0 of byte `k`.
+const BYTE_PER_BIT: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut column = 0;
+        while column < 8 {
+            if byte & (0x80 >> column) != 0 {
+                table[byte] |= 1 << (8 * column);
+            }
+            column += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// 0xFF in each byte of `bytes` that is not zero, 0 in the others.
+#[inline(always)]
+fn byte_mask_of_nonzero(bytes: u64) -> u64 {
+    const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // Bit 7 of each byte: set when the byte's low seven bits carry into it or it was set.
+    let high = (((bytes & LOW_SEVEN) + LOW_SEVEN) | bytes) & !LOW_SEVEN;
+    (high >> 7) * 0xFF
+}
+
 /// One of the eight sprite output units as loaded by the fetches at dots 257-320: pattern
 /// bytes (already flipped), line-buffer flags, the X down-counter and how many pixels the
 /// shifters have already sent out. The line buffer below is what these units produce while
@@ -279,6 +306,23 @@ impl Ppu {
             return;
         }
         let (low, high) = (unit.low << unit.shifted, unit.high << unit.shifted);
+        self.sprite_line.occupied = true;
+        if let Some(Ok(cells)) = self
+            .sprite_line
+            .pixels
+            .get_mut(x..x + 8)
+            .map(<&mut [u8; 8]>::try_from)
+        {
+            // Eight columns at once, column k in byte k: the pixel values (0-3; the columns
+            // past the pixels left to send are 0, shifted in), and the cells that take them:
+            // opaque pixels over empty cells.
+            let pixels = BYTE_PER_BIT[usize::from(low)] | (BYTE_PER_BIT[usize::from(high)] << 1);
+            let old = u64::from_le_bytes(*cells);
+            let writes = byte_mask_of_nonzero(pixels) & !byte_mask_of_nonzero(old);
+            let drawn = (pixels | (u64::from(unit.flags) * 0x0101_0101_0101_0101)) & writes;
+            *cells = (old | drawn).to_le_bytes();
+            return;
+        }
         let remaining = usize::from(8 - unit.shifted);
         for (column, cell) in self
             .sprite_line
@@ -294,7 +338,6 @@ impl Ppu {
                 *cell = unit.flags | pixel;
             }
         }
-        self.sprite_line.occupied = true;
     }
 
     /// Dot 257 with rendering on: the units have sent out the whole line; the ones the fetches
@@ -429,6 +472,54 @@ impl Ppu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eight columns at once draw what one column at a time does: each opaque pixel the unit
+    /// still has to send, with its flags, into an empty cell only; at every X (the last
+    /// seven columns cut off at 255) and over a line buffer already partly drawn.
+    #[test]
+    fn drawing_a_unit_matches_drawing_it_column_by_column() {
+        let mut state = 0x2545_F491u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for case in 0..20_000 {
+            let mut ppu = Ppu::new();
+            for cell in ppu.sprite_line.pixels.iter_mut() {
+                // About half the cells already hold something (any byte).
+                *cell = if next() & 1 == 0 { 0 } else { next() as u8 };
+            }
+            let unit = SpriteUnit {
+                low: next() as u8,
+                high: next() as u8,
+                flags: 0x10 | (next() as u8 & 0x6C),
+                counter: 0,
+                shifted: (next() % 9) as u8,
+                counting: false,
+            };
+            let x = (next() % 256) as usize;
+            let mut expected = ppu.sprite_line.pixels;
+            if unit.low | unit.high != 0 && unit.shifted < 8 {
+                let (low, high) = (unit.low << unit.shifted, unit.high << unit.shifted);
+                for column in 0..usize::from(8 - unit.shifted) {
+                    let bit = 7 - column;
+                    let pixel = ((low >> bit) & 1) | (((high >> bit) & 1) << 1);
+                    if let Some(cell) = expected.get_mut(x + column) {
+                        if pixel != 0 && *cell == 0 {
+                            *cell = unit.flags | pixel;
+                        }
+                    }
+                }
+            }
+            ppu.draw_unit(unit, x);
+            assert_eq!(
+                ppu.sprite_line.pixels, expected,
+                "case {case}: {unit:?} at {x}"
+            );
+        }
+    }
 
     #[test]
     fn state_fields_out_of_range_are_refused() {
