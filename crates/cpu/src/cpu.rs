@@ -188,16 +188,25 @@ impl Cpu {
             self.hardware_interrupt(bus);
             return;
         }
-        let opcode = self.read_unreported(bus, self.pc);
+        // PC stays in a register from the fetch to the increment unless a hook may have moved
+        // it: read back from `self.pc`, it compiled to a 4-byte load over the 2-byte field,
+        // which waits for the previous instruction's store to PC or a neighbouring register
+        // to be written out (a load wider than the store it needs is not forwarded from it).
+        let mut pc = self.pc;
+        let opcode = self.read_unreported(bus, pc);
         bus.fetched(self, Fetch::Opcode(opcode));
-        self.report_read(bus, self.pc, opcode);
+        if bus.read_hooked(pc) {
+            bus.read_hook(self, pc, opcode);
+            pc = self.pc;
+        }
         // Exec hooks (FCEUX `memory.registerexec` semantics): the opcode has been fetched and
         // PC still holds its address; whatever PC the hook leaves, the fetched opcode runs
         // with its operands read from PC + 1.
-        if bus.exec_hooked(self.pc) {
+        if bus.exec_hooked(pc) {
             bus.exec_hook(self);
+            pc = self.pc;
         }
-        self.pc = self.pc.wrapping_add(1);
+        self.pc = pc.wrapping_add(1);
         // Counted here, after the exec hook, rather than before the fetch: before it, the add
         // made `step` about 40% slower in `cargo bench -p nes-cpu` (code layout), here a few
         // percent. A debugger that wants the count to include the instruction in its opcode
