@@ -195,8 +195,7 @@ impl Cpu {
         let mut pc = self.pc;
         let opcode = self.read_unreported(bus, pc);
         bus.fetched(self, Fetch::Opcode(opcode));
-        if bus.read_hooked(pc) {
-            bus.read_hook(self, pc, opcode);
+        if self.report_read(bus, pc, opcode) {
             pc = self.pc;
         }
         // Exec hooks (FCEUX `memory.registerexec` semantics): the opcode has been fetched and
@@ -275,12 +274,15 @@ impl Cpu {
         value
     }
 
-    /// The read hook of a read cycle that has completed.
+    /// The read hook of a read cycle that has completed; whether it ran (a hook may change
+    /// the registers).
     #[inline(always)]
-    fn report_read<B: Bus>(&mut self, bus: &mut B, addr: u16, value: u8) {
-        if bus.read_hooked(addr) {
+    fn report_read<B: Bus>(&mut self, bus: &mut B, addr: u16, value: u8) -> bool {
+        let hooked = bus.read_hooked(addr);
+        if hooked {
             bus.read_hook(self, addr, value);
         }
+        hooked
     }
 
     /// One write cycle. RDY is ignored during writes, so DMA never starts here.

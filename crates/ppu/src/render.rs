@@ -708,18 +708,17 @@ impl Ppu {
                 // pixel, for the cells a sprite covers).
                 self.colour_pairs.write_tile(tile, cells);
                 for (column, (&sprite, pixel)) in sprites.iter().zip(tile.iter_mut()).enumerate() {
-                    if sprite == 0 {
-                        continue;
+                    if sprite != 0 {
+                        let cell = (cells >> (60 - 4 * column)) as u8 & 0x0F;
+                        let background = if cell & 3 != 0 { cell } else { 0 };
+                        let index = shown_index(
+                            background,
+                            sprite,
+                            start + column,
+                            &mut self.sprite_zero_hit,
+                        );
+                        *pixel = self.colour_cache[usize::from(index & SPRITE_PALETTE_INDEX)];
                     }
-                    if (cells >> (60 - 4 * column)) & 3 != 0 {
-                        if sprite & SPRITE_ZERO != 0 && start + column != 255 {
-                            self.sprite_zero_hit = true;
-                        }
-                        if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
-                            continue;
-                        }
-                    }
-                    *pixel = self.colour_cache[usize::from(sprite & SPRITE_PALETTE_INDEX)];
                 }
                 return;
             }
@@ -737,21 +736,7 @@ impl Ppu {
             } else {
                 0
             };
-            let index = if sprite == 0 {
-                background
-            } else if background == 0 {
-                sprite
-            } else {
-                // Both opaque: the only case that can hit sprite 0 (never at x = 255).
-                if sprite & SPRITE_ZERO != 0 && x != 255 {
-                    self.sprite_zero_hit = true;
-                }
-                if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
-                    background
-                } else {
-                    sprite
-                }
-            };
+            let index = shown_index(background, sprite, x, &mut self.sprite_zero_hit);
             *pixel = self.colour_cache[usize::from(index & SPRITE_PALETTE_INDEX)];
         }
     }
@@ -794,6 +779,28 @@ impl Ppu {
             *values = u32::from(first) | (u32::from(second) << 16);
         }
         self.colour_pairs.valid = true;
+    }
+}
+
+/// What pixel `x` shows of its background palette index (0: transparent or clipped) and
+/// its sprite line-buffer cell (0: none): the sprite's unless it is transparent or behind
+/// an opaque background. An opaque sprite 0 pixel over an opaque background sets the
+/// sprite 0 hit (never at x = 255).
+#[inline(always)]
+fn shown_index(background: u8, sprite: u8, x: usize, sprite_zero_hit: &mut bool) -> u8 {
+    if sprite == 0 {
+        background
+    } else if background == 0 {
+        sprite
+    } else {
+        if sprite & SPRITE_ZERO != 0 && x != 255 {
+            *sprite_zero_hit = true;
+        }
+        if sprite & SPRITE_BEHIND_BACKGROUND != 0 {
+            background
+        } else {
+            sprite
+        }
     }
 }
 

@@ -305,38 +305,26 @@ impl Ppu {
         if unit.low | unit.high == 0 || unit.shifted >= 8 {
             return;
         }
-        let (low, high) = (unit.low << unit.shifted, unit.high << unit.shifted);
         self.sprite_line.occupied = true;
-        if let Some(Ok(cells)) = self
-            .sprite_line
-            .pixels
-            .get_mut(x..x + 8)
-            .map(<&mut [u8; 8]>::try_from)
-        {
-            // Eight columns at once, column k in byte k: the pixel values (0-3; the columns
-            // past the pixels left to send are 0, shifted in), and the cells that take them:
-            // opaque pixels over empty cells.
-            let pixels = BYTE_PER_BIT[usize::from(low)] | (BYTE_PER_BIT[usize::from(high)] << 1);
-            let old = u64::from_le_bytes(*cells);
+        let (low, high) = (unit.low << unit.shifted, unit.high << unit.shifted);
+        // Eight columns at once, column k in byte k: the pixel values (0-3; the columns past
+        // the pixels left to send are 0, shifted in), and the cells that take them: opaque
+        // pixels over empty cells.
+        let pixels = BYTE_PER_BIT[usize::from(low)] | (BYTE_PER_BIT[usize::from(high)] << 1);
+        let flags = u64::from(unit.flags) * 0x0101_0101_0101_0101;
+        let draw = |old: u64| {
             let writes = byte_mask_of_nonzero(pixels) & !byte_mask_of_nonzero(old);
-            let drawn = (pixels | (u64::from(unit.flags) * 0x0101_0101_0101_0101)) & writes;
-            *cells = (old | drawn).to_le_bytes();
-            return;
-        }
-        let remaining = usize::from(8 - unit.shifted);
-        for (column, cell) in self
-            .sprite_line
-            .pixels
-            .iter_mut()
-            .skip(x)
-            .take(remaining)
-            .enumerate()
-        {
-            let bit = 7 - column;
-            let pixel = ((low >> bit) & 1) | (((high >> bit) & 1) << 1);
-            if pixel != 0 && *cell == 0 {
-                *cell = unit.flags | pixel;
-            }
+            old | ((pixels | flags) & writes)
+        };
+        let line = &mut self.sprite_line.pixels;
+        if let Some(Ok(cells)) = line.get_mut(x..x + 8).map(<&mut [u8; 8]>::try_from) {
+            *cells = draw(u64::from_le_bytes(*cells)).to_le_bytes();
+        } else if let Some(cells) = line.get_mut(x..) {
+            // Near the right edge: the columns past 255 are not shown.
+            let mut window = [0u8; 8];
+            window[..cells.len()].copy_from_slice(cells);
+            let drawn = draw(u64::from_le_bytes(window)).to_le_bytes();
+            cells.copy_from_slice(&drawn[..cells.len()]);
         }
     }
 
@@ -478,13 +466,7 @@ mod tests {
     /// seven columns cut off at 255) and over a line buffer already partly drawn.
     #[test]
     fn drawing_a_unit_matches_drawing_it_column_by_column() {
-        let mut state = 0x2545_F491u32;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut next = crate::test_support::xorshift32(0x2545_F491);
         for case in 0..20_000 {
             let mut ppu = Ppu::new();
             for cell in ppu.sprite_line.pixels.iter_mut() {

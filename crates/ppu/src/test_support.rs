@@ -70,3 +70,13 @@ pub(crate) fn run_dots(ppu: &mut Ppu, bus: &mut FlatBus, dots: u32) {
         ppu.tick(bus);
     }
 }
+
+/// A xorshift32 generator from `state` (non-zero): the random scenes and units of the tests.
+pub(crate) fn xorshift32(mut state: u32) -> impl FnMut() -> u32 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    }
+}

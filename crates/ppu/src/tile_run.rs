@@ -114,20 +114,14 @@ fn fetch_tile<B: PpuBus>(
 #[cfg(test)]
 mod tests {
     use crate::schedule;
-    use crate::test_support::{run_to, FlatBus};
+    use crate::test_support::{run_to, xorshift32, FlatBus};
     use crate::Ppu;
 
     /// A PPU on dot 9 of visible line `line`, rendering, after a frame of a random scene:
     /// random pattern and nametable bytes, palette, scroll, sprites (`sprites` of them).
     fn scene(seed: u32, line: u16, sprites: u8, mask: u8, fine_x: u8) -> (Ppu, FlatBus) {
         let mut bus = FlatBus::new();
-        let mut state = seed.wrapping_mul(2_654_435_761) | 1;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut next = xorshift32(seed.wrapping_mul(2_654_435_761) | 1);
         for byte in bus.memory.iter_mut() {
             *byte = next() as u8;
         }
