@@ -45,6 +45,7 @@ mod memory;
 pub use boards::{BoardOptions, Mmc3Revision};
 pub use error::CartridgeError;
 pub use header::{file_md5, ines_image, HeaderTiming, Mirroring, RomFormat, RomInfo};
+pub use memory::PpuPages;
 
 use std::io::{self, Read, Write};
 
@@ -182,6 +183,16 @@ impl Cartridge {
         debug_assert!(self.watches_a12);
         self.drive_a12(addr, cpu_cycle);
         self.mem.ppu_read(addr)
+    }
+
+    /// What PPU reads return as long as the CPU does not write to the cartridge (only its
+    /// writes change a board's banks), for a board whose PPU reads have no side effect:
+    /// `None` for one that watches A12 (its reads must go through [`Cartridge::ppu_read`]).
+    pub fn ppu_pages(&self) -> Option<PpuPages<'_>> {
+        if self.watches_a12 {
+            return None;
+        }
+        self.mem.ppu_pages()
     }
 
     /// [`Cartridge::ppu_read`] without side effects: what the PPU would fetch.
@@ -393,6 +404,29 @@ impl Cartridge {
 mod tests {
     use super::*;
     use crate::boards::tests::{cart, image, image_nes2};
+
+    #[test]
+    fn pages_are_for_boards_whose_ppu_reads_have_no_effect() {
+        // NROM, MMC1 (a board whose registers ignore A12), UxROM, CNROM and AxROM read as
+        // `ppu_peek` through their pages; the MMC3 watches A12, so its reads must go through
+        // `ppu_read`.
+        for (mapper, prg_16k, chr_8k) in [(0, 2, 1), (1, 8, 2), (2, 4, 0), (3, 2, 4), (7, 4, 0)] {
+            let mut c = cart(mapper, 0, prg_16k, chr_8k);
+            c.cpu_write(0x8000, 0x11, 0);
+            for addr in 0..0x3000u16 {
+                c.ppu_write(addr, addr as u8 ^ (addr >> 8) as u8, || 0);
+            }
+            let pages = c.ppu_pages().expect("pages");
+            for addr in 0..0x4000u16 {
+                assert_eq!(
+                    pages.read(addr),
+                    c.ppu_peek(addr),
+                    "mapper {mapper}: ${addr:04X}"
+                );
+            }
+        }
+        assert!(cart(4, 0, 2, 2).ppu_pages().is_none());
+    }
 
     #[test]
     fn unsupported_mapper_names_number_and_submapper() {

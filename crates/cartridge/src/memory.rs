@@ -18,6 +18,20 @@ const KIB: usize = 1024;
 const PRG_BANK: usize = 8 * KIB;
 const CHR_PAGE: usize = KIB;
 
+/// The PPU's address space ($0000-$3FFF) as its sixteen 1 KiB pages are mapped for reads at
+/// one moment: what [`Memory::ppu_read`] returns, with the page's place looked up once
+/// instead of on every read (a line of rendering makes about 150 reads).
+#[derive(Debug, Clone, Copy)]
+pub struct PpuPages<'a>([&'a [u8; CHR_PAGE]; 16]);
+
+impl PpuPages<'_> {
+    /// The byte at `addr` (mirrored into $0000-$3FFF).
+    #[inline(always)]
+    pub fn read(&self, addr: u16) -> u8 {
+        self.0[usize::from(addr >> 10) & 15][usize::from(addr) & (CHR_PAGE - 1)]
+    }
+}
+
 /// A chip's place inside [`Memory::data`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Region {
@@ -234,6 +248,20 @@ impl Memory {
             .unwrap_or(0)
     }
 
+    /// The PPU's read mapping as it stands, for many reads (see [`PpuPages`]); an unmapped
+    /// page reads as zeros, as in [`Memory::ppu_read`]. `None` if a mapped page does not lie
+    /// wholly inside the memory, which every chip being padded to whole pages rules out.
+    pub fn ppu_pages(&self) -> Option<PpuPages<'_>> {
+        static UNMAPPED_PAGE: [u8; CHR_PAGE] = [0; CHR_PAGE];
+        let mut pages = [&UNMAPPED_PAGE; 16];
+        for (page, &base) in pages.iter_mut().zip(&self.tables.ppu_read) {
+            if base < self.data.len() {
+                *page = self.data.get(base..base + CHR_PAGE)?.try_into().ok()?;
+            }
+        }
+        Some(PpuPages(pages))
+    }
+
     #[inline(always)]
     pub fn ppu_write(&mut self, addr: u16, value: u8) {
         let base = self.tables.ppu_write[usize::from(addr >> 10) & 15];
@@ -378,5 +406,44 @@ mod tests {
         assert_eq!(mem.cpu_read(0x7FFF), Some(9));
         mem.unmap_prg_ram();
         assert_eq!(mem.cpu_read(0x7FFF), None);
+    }
+
+    /// Every address read through the pages as `ppu_read` reads it.
+    fn assert_pages_read_as_ppu_read(mem: &Memory, what: &str) {
+        let pages = mem.ppu_pages().expect("whole pages");
+        for addr in 0..=0xFFFFu16 {
+            assert_eq!(pages.read(addr), mem.ppu_read(addr), "{what}: ${addr:04X}");
+        }
+    }
+
+    #[test]
+    fn pages_read_what_ppu_read_reads() {
+        let chr: Vec<u8> = (0..32 * 1024u32)
+            .map(|i| (i * 7 + i / 1024) as u8)
+            .collect();
+        let mut mem = Memory::new(&[0; 16384], 0, &chr, 0, true);
+        assert_pages_read_as_ppu_read(&mem, "nothing mapped");
+        mem.map_chr_1k(3, 17);
+        mem.map_nametable(2, 3);
+        assert_pages_read_as_ppu_read(&mem, "some pages mapped");
+        for (bank, mirroring) in [
+            (1, Mirroring::Vertical),
+            (3, Mirroring::SingleScreenUpper),
+            (2, Mirroring::FourScreen),
+        ] {
+            mem.map_chr_8k(bank);
+            mem.set_mirroring(mirroring);
+            for addr in 0x2000..0x3000u16 {
+                mem.ppu_write(addr, (addr >> 3) as u8 ^ bank as u8);
+            }
+            assert_pages_read_as_ppu_read(&mem, &format!("bank {bank}, {mirroring:?}"));
+        }
+        let mut ram = Memory::new(&[0; 16384], 0, &[], 8192, false);
+        ram.map_chr_4k(1, 0);
+        ram.set_mirroring(Mirroring::Horizontal);
+        for addr in 0..0x3000u16 {
+            ram.ppu_write(addr, addr as u8 ^ (addr >> 8) as u8);
+        }
+        assert_pages_read_as_ppu_read(&ram, "CHR RAM");
     }
 }

@@ -10,8 +10,8 @@
 //! eager mode the lazy one is tested against (`tests/lazy_equals_eager.rs`) every board gets
 //! it before every access and at the end of every cycle.
 
-use nes_cartridge::Cartridge;
-use nes_ppu::{Ppu, PpuBus};
+use nes_cartridge::{Cartridge, PpuPages};
+use nes_ppu::{Ppu, PpuBus, PpuWriteBus};
 
 use crate::clock::Clock;
 
@@ -53,13 +53,6 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
     }
 
     #[inline(always)]
-    fn write(&mut self, addr: u16, value: u8) {
-        let (clock, dot) = (self.clock, self.dot);
-        self.cart
-            .ppu_write(addr, value, || Self::cpu_cycle(clock, dot));
-    }
-
-    #[inline(always)]
     fn peek(&self, addr: u16) -> u8 {
         self.cart.ppu_peek(addr)
     }
@@ -78,6 +71,38 @@ impl<const TIMED: bool> PpuBus for PpuMemory<'_, TIMED> {
         }
     }
 }
+
+impl<const TIMED: bool> PpuWriteBus for PpuMemory<'_, TIMED> {
+    #[inline(always)]
+    fn write(&mut self, addr: u16, value: u8) {
+        let (clock, dot) = (self.clock, self.dot);
+        self.cart
+            .ppu_write(addr, value, || Self::cpu_cycle(clock, dot));
+    }
+}
+
+/// The PPU's view of a cartridge whose PPU reads have no side effect, for a catch-up: its
+/// pages looked up once for all the catch-up's reads (nothing changes a board's banks while
+/// the PPU runs, only the CPU's writes do).
+struct PagedMemory<'a>(PpuPages<'a>);
+
+impl PpuBus for PagedMemory<'_> {
+    #[inline(always)]
+    fn read(&mut self, addr: u16) -> u8 {
+        self.0.read(addr)
+    }
+
+    #[inline(always)]
+    fn peek(&self, addr: u16) -> u8 {
+        self.0.read(addr)
+    }
+}
+
+/// The fewest dots a catch-up runs through [`PagedMemory`]: a scanline, about 150 reads,
+/// against about 100 instructions to look the pages up (many catch-ups are a few dots).
+/// The eager reference's catch-ups are a cycle's three dots, so `tests/lazy_equals_eager.rs`
+/// checks the paged reads against the per-read lookup.
+const PAGED_CATCH_UP_DOTS: u32 = 341;
 
 /// The catch-up bookkeeping. Dots are counted from power-on; the CPU cycle count they derive
 /// from is bounded (`clock::MAX_CPU_CYCLES`), so neither can overflow.
@@ -209,6 +234,11 @@ impl PpuScheduler {
                 clock: &self.clock,
             };
             ppu.run_dots(dots, &mut mem);
+        } else if let Some(pages) = (dots >= PAGED_CATCH_UP_DOTS)
+            .then(|| cart.ppu_pages())
+            .flatten()
+        {
+            ppu.run_dots(dots, &mut PagedMemory(pages));
         } else {
             let mut mem = PpuMemory::<false> {
                 cart,

@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use nes_ppu::{Ppu, PpuBus, DOTS_PER_SCANLINE, SCANLINES_PER_FRAME};
+use nes_ppu::{Ppu, PpuBus, PpuWriteBus, DOTS_PER_SCANLINE, SCANLINES_PER_FRAME};
 
 /// `$0000-$3FFF` as one flat array: pattern tables and four nametables, no mirroring.
 struct FlatBus {
@@ -18,13 +18,15 @@ impl PpuBus for FlatBus {
         self.memory[usize::from(addr & 0x3FFF)]
     }
 
+    fn peek(&self, addr: u16) -> u8 {
+        self.memory[usize::from(addr & 0x3FFF)]
+    }
+}
+
+impl PpuWriteBus for FlatBus {
     #[inline]
     fn write(&mut self, addr: u16, value: u8) {
         self.memory[usize::from(addr & 0x3FFF)] = value;
-    }
-
-    fn peek(&self, addr: u16) -> u8 {
-        self.memory[usize::from(addr & 0x3FFF)]
     }
 }
 

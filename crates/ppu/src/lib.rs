@@ -3,8 +3,8 @@
 //!
 //! The PPU is driven one dot at a time by [`Ppu::tick`]; the console owns the CPU/PPU clock
 //! phase and calls [`Ppu::read_register`] / [`Ppu::write_register`] between dots. Memory outside
-//! the PPU (pattern tables, nametables) is reached through the [`PpuBus`] trait, which the console
-//! implements over the cartridge; palette RAM and OAM live inside the chip.
+//! the PPU (pattern tables, nametables) is reached through the [`PpuBus`] trait (and
+//! [`PpuWriteBus`] for `$2007` writes), which the console implements over the cartridge; palette RAM and OAM live inside the chip.
 //!
 //! Position convention: [`Ppu::scanline`] and [`Ppu::dot`] name the *next* dot `tick` will
 //! execute. A register access made between ticks therefore happens "at" that dot: a `$2002`
@@ -72,13 +72,14 @@ pub const DOTS_PER_FRAME: u32 = PpuModel::Rp2c02.dots_per_frame();
 /// a second, so no real state comes near it, and counting on from it cannot overflow.
 const MAX_STATE_FRAMES: u64 = 1 << 48;
 
-/// The PPU's memory bus, implemented by the console (cartridge CHR + nametables).
-/// `$0000-$3EFF` only: palette RAM (`$3F00-$3FFF`) is inside the PPU.
+/// The PPU's memory bus as the PPU's own work uses it, implemented by the console (cartridge
+/// CHR + nametables). `$0000-$3EFF` only: palette RAM (`$3F00-$3FFF`) is inside the PPU.
+/// Reads only: the one write the PPU makes is a CPU's `$2007` write, made during the
+/// register access ([`PpuWriteBus`]), so running dots never writes and can run over a bus
+/// that cannot.
 pub trait PpuBus {
     /// One PPU memory fetch (pattern, nametable, attribute, `$2007`).
     fn read(&mut self, addr: u16) -> u8;
-    /// A `$2007` write.
-    fn write(&mut self, addr: u16, value: u8);
     /// The byte at `addr` without side effects (debuggers).
     fn peek(&self, addr: u16) -> u8;
     /// The PPU drove a new address on its bus without a read (e.g. v after the 2nd `$2006`
@@ -90,6 +91,12 @@ pub trait PpuBus {
     /// keep a clock even while the PPU runs many dots in one call.
     #[inline(always)]
     fn dots_elapsed(&mut self, _dots: u32) {}
+}
+
+/// [`PpuBus`] with writes: what a register write ([`Ppu::write_register`]) needs.
+pub trait PpuWriteBus: PpuBus {
+    /// A `$2007` write.
+    fn write(&mut self, addr: u16, value: u8);
 }
 
 /// `$2000` PPUCTRL bits.

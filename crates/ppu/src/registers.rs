@@ -1,6 +1,8 @@
 //! CPU-visible registers `$2000-$2007` and the PPU's own open bus (the "I/O latch").
 
-use crate::{ctrl, mask, palette_ram_index, Ppu, PpuBus, FRAME_WIDTH, POST_RENDER_SCANLINE};
+use crate::{
+    ctrl, mask, palette_ram_index, Ppu, PpuBus, PpuWriteBus, FRAME_WIDTH, POST_RENDER_SCANLINE,
+};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 /// Frames after its last refresh with a 1 that a latch bit decays to 0. Hardware takes about
@@ -182,7 +184,7 @@ impl Ppu {
     }
 
     /// A CPU write of `$2000-$3FFF`; `addr & 7` selects the register.
-    pub fn write_register<B: PpuBus>(&mut self, addr: u16, value: u8, bus: &mut B) {
+    pub fn write_register<B: PpuWriteBus>(&mut self, addr: u16, value: u8, bus: &mut B) {
         self.catch_up();
         self.io_latch.refresh(self.frames_completed, value, 0xFF);
         match addr & 7 {
@@ -497,7 +499,7 @@ impl Ppu {
     }
 
     /// `$2007` write: palette RAM keeps 6 bits; everything else goes to the bus.
-    fn write_data<B: PpuBus>(&mut self, value: u8, bus: &mut B) {
+    fn write_data<B: PpuWriteBus>(&mut self, value: u8, bus: &mut B) {
         self.settle_addr_write(bus);
         self.settle_data_read(bus);
         let vram_addr = self.scroll.v & 0x3FFF;

@@ -807,7 +807,7 @@ fn shown_index(background: u8, sprite: u8, x: usize, sprite_zero_hit: &mut bool)
 #[cfg(test)]
 mod tests {
     use crate::test_support::{run_dots, run_to, FlatBus};
-    use crate::{Ppu, PpuBus};
+    use crate::{Ppu, PpuBus, PpuWriteBus};
 
     fn ready() -> (Ppu, FlatBus) {
         let mut ppu = Ppu::new();
@@ -1399,10 +1399,12 @@ mod tests {
             fn read(&mut self, _: u16) -> u8 {
                 0
             }
-            fn write(&mut self, _: u16, _: u8) {}
             fn peek(&self, _: u16) -> u8 {
                 0
             }
+        }
+        impl PpuWriteBus for Minimal {
+            fn write(&mut self, _: u16, _: u8) {}
         }
         let mut ppu = Ppu::new();
         ppu.set_warmup(false);

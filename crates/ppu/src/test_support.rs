@@ -1,6 +1,6 @@
 //! Test helpers: a flat 16 KiB PPU bus and clocking utilities.
 
-use crate::{Ppu, PpuBus};
+use crate::{Ppu, PpuBus, PpuWriteBus};
 
 /// `$0000-$3FFF` as one flat array (no mirroring), recording every fetch address (and, in
 /// `read_dots`, the dot of each, counted through `PpuBus::dots_elapsed`).
@@ -36,10 +36,6 @@ impl PpuBus for FlatBus {
         self.memory[usize::from(addr & 0x3FFF)]
     }
 
-    fn write(&mut self, addr: u16, value: u8) {
-        self.memory[usize::from(addr & 0x3FFF)] = value;
-    }
-
     fn peek(&self, addr: u16) -> u8 {
         self.memory[usize::from(addr & 0x3FFF)]
     }
@@ -50,6 +46,12 @@ impl PpuBus for FlatBus {
 
     fn dots_elapsed(&mut self, dots: u32) {
         self.clock += u64::from(dots);
+    }
+}
+
+impl PpuWriteBus for FlatBus {
+    fn write(&mut self, addr: u16, value: u8) {
+        self.memory[usize::from(addr & 0x3FFF)] = value;
     }
 }
 
