@@ -45,23 +45,31 @@ pub(crate) struct IoLatch {
 impl IoLatch {
     /// The latch value as seen at frame `now`, with stale bits decayed.
     pub fn read(&self, now: u64) -> u8 {
-        let mut value = self.value;
+        let mut fresh = 0;
         for (bit, refreshed) in self.refreshed_at.iter().enumerate() {
-            if now.saturating_sub(*refreshed) >= IO_LATCH_DECAY_FRAMES {
-                value &= !(1 << bit);
-            }
+            fresh |= u8::from(now.saturating_sub(*refreshed) < IO_LATCH_DECAY_FRAMES) << bit;
         }
-        value
+        self.value & fresh
     }
 
-    /// Drives the bits selected by `bits` with the matching bits of `value`.
+    /// Drives the bits selected by `bits` with the matching bits of `value`. Every register
+    /// write drives all eight, so nothing of the old value (and its decay) is read then.
+    #[inline]
     pub fn refresh(&mut self, now: u64, value: u8, bits: u8) {
-        self.value = (self.read(now) & !bits) | (value & bits);
+        let kept = if bits == 0xFF {
+            0
+        } else {
+            self.read(now) & !bits
+        };
+        self.value = kept | (value & bits);
         let charged = value & bits;
+        // A select, not a branch, per bit: the eight stores compile to a few vector ones.
         for (bit, refreshed) in self.refreshed_at.iter_mut().enumerate() {
-            if charged & (1 << bit) != 0 {
-                *refreshed = now;
-            }
+            *refreshed = if charged >> bit & 1 != 0 {
+                now
+            } else {
+                *refreshed
+            };
         }
     }
 }
