@@ -103,7 +103,15 @@ impl Motherboard {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr) & (RAM_SIZE - 1)] = value,
             0x2000..=0x3FFF => {
-                self.sync_ppu_for_access(true);
+                // OAM DMA writes OAMDATA 256 times a frame, in vertical blanking: there the
+                // write's effect does not depend on where the PPU is.
+                if addr & 7 != 4
+                    || !self
+                        .scheduler
+                        .oam_data_write_needs_no_catch_up(&self.ppu, self.cycle())
+                {
+                    self.sync_ppu_for_access(true);
+                }
                 if self.cart.watches_a12() {
                     let mut mem = self.scheduler.memory::<true>(&mut self.cart);
                     self.ppu.write_register(addr, value, &mut mem);

@@ -190,6 +190,19 @@ impl PpuScheduler {
         }
     }
 
+    /// Whether an OAMDATA (`$2004`) write on cycle `cycle` has its effect without the PPU
+    /// being run to it first: the PPU stays in vertical blanking up to it (see
+    /// [`Ppu::stays_in_vblank_for`]). Never in the eager mode, so that
+    /// `tests/lazy_equals_eager.rs` compares such writes with caught-up ones.
+    pub(crate) fn oam_data_write_needs_no_catch_up(&self, ppu: &Ppu, cycle: u64) -> bool {
+        if self.eager || self.outside_cycle {
+            return false;
+        }
+        let target = self.clock.dots_before_access(cycle, true);
+        u32::try_from(target.saturating_sub(self.dots_run))
+            .is_ok_and(|dots| ppu.stays_in_vblank_for(dots))
+    }
+
     /// Marks a store from outside the CPU's cycles (`true` until it is done): accesses then
     /// run no dots.
     pub(crate) fn set_outside_cycle(&mut self, outside: bool) {

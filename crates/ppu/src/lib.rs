@@ -799,6 +799,22 @@ impl Ppu {
         }
     }
 
+    /// Whether the next `dots` dots, from the next one, all lie in vertical blanking after the
+    /// VBlank line and before the pre-render line (and the PPU is not parked). There the PPU
+    /// neither reads nor writes OAM or OAMADDR, no event happens (see
+    /// [`Ppu::dots_until_event`]) and no frame completes, and nothing a delayed register
+    /// effect changes bears on an OAMDATA (`$2004`) write: such a write made anywhere in
+    /// those dots stores the same byte at the same address and reads back the same, so a
+    /// console need not run the PPU up to it first (OAM DMA makes 256 of them a frame).
+    pub fn stays_in_vblank_for(&self, dots: u32) -> bool {
+        let line = u32::from(DOTS_PER_SCANLINE);
+        self.park.frames == 0
+            && self.scanline > self.layout.vblank_scanline
+            && self.scanline < self.layout.pre_render_scanline
+            && u32::from(self.scanline) * line + u32::from(self.dot) + dots
+                < u32::from(self.layout.pre_render_scanline) * line
+    }
+
     /// How many dots can run before something the CPU side observes without touching a PPU
     /// register may change: the NMI output (VBlank set on dot 1 of the model's VBlank line,
     /// 241 on a 2C02, cleared on the pre-render line's dot 1) or a frame completing (scanline
@@ -1127,6 +1143,69 @@ mod catch_up_tests {
                     changes >= 6 + usize::from(parked),
                     "{model:?} {timing:?}: {changes} changes"
                 );
+            }
+        }
+    }
+
+    /// Every model and timing, over a park (FCEUX timing) and two frames with rendering and
+    /// NMI on: wherever `stays_in_vblank_for(k)` holds, an OAMDATA write and then k dots
+    /// leave the PPU as k dots and then the write do (other register writes pending around
+    /// it), and it holds for a stretch of every frame.
+    #[test]
+    fn an_oam_write_in_vblank_does_not_depend_on_the_dot() {
+        use crate::{FrameTiming, PpuModel};
+        let state = |ppu: &Ppu| borsh::to_vec(ppu).unwrap();
+        for model in [PpuModel::Rp2c02, PpuModel::Rp2c07, PpuModel::Ua6538] {
+            for timing in [FrameTiming::HARDWARE, FrameTiming::FCEUX] {
+                let mut ppu = Ppu::new();
+                ppu.set_model(model);
+                ppu.set_frame_timing(timing);
+                ppu.set_warmup(false);
+                let mut bus = FlatBus::new();
+                let parked = if timing == FrameTiming::FCEUX { 1 } else { 0 };
+                ppu.park(parked);
+                ppu.write_register(0x2000, 0x80, &mut bus);
+                ppu.write_register(0x2001, 0x18, &mut bus);
+                let total = model.dots_per_frame() * (u32::from(parked) + 2);
+                let mut held = 0;
+                let mut step = 0u32;
+                while step < total {
+                    let noise = [
+                        (0x2001, 0x1E),
+                        (0x2006, 0x21),
+                        (0x2003, 0x40),
+                        (0x2005, 0x13),
+                    ][step as usize % 4];
+                    for dots in [1, 5, 341, 3000] {
+                        if !ppu.stays_in_vblank_for(dots) {
+                            continue;
+                        }
+                        held += 1;
+                        let (mut write_first, mut dots_first) = (ppu.clone(), ppu.clone());
+                        for (ppu, write_first) in
+                            [(&mut write_first, true), (&mut dots_first, false)]
+                        {
+                            ppu.write_register(noise.0, noise.1, &mut bus);
+                            if write_first {
+                                ppu.write_register(0x2004, 0xA5, &mut bus);
+                            }
+                            ppu.run_dots(dots, &mut bus);
+                            if !write_first {
+                                ppu.write_register(0x2004, 0xA5, &mut bus);
+                            }
+                        }
+                        assert_eq!(
+                            state(&write_first),
+                            state(&dots_first),
+                            "{model:?} {timing:?} at ({}, {}), {dots} dots",
+                            ppu.scanline(),
+                            ppu.dot()
+                        );
+                    }
+                    ppu.run_dots(29, &mut bus);
+                    step += 29;
+                }
+                assert!(held > 200, "{model:?} {timing:?}: held {held} times");
             }
         }
     }
