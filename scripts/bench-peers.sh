@@ -8,7 +8,8 @@
 # For each ROM and each round it runs ours, Nestopia and tetanes one after another (interleaved,
 # so a slow spell of a shared machine hits all three alike), each pinned to the same core with
 # taskset, WARMUP untimed frames then FRAMES timed ones; it prints a Markdown table of the median
-# frames per second and the ratios ours/peer. A peer that refuses a ROM (unsupported mapper)
+# frames per second and, per peer, the median of each round's ratio ours/peer (see
+# paired_ratio). A peer that refuses a ROM (unsupported mapper)
 # shows "n/a" for it. Not part of CI: it installs packages and takes minutes.
 #
 #   bash scripts/bench-peers.sh [--frames N] [--rounds R] [--warmup W] [--cpu C]
@@ -187,9 +188,21 @@ median() {
         if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-ratio() {
-    if [[ -n "$1" && -n "$2" ]]; then awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
-    else echo "n/a"; fi
+# The median over the rounds of each round's ours/peer ratio: "$1" ours' values, "$2" the
+# peer's, one per round in the same order. The three runs of a round follow one another, so a
+# machine whose speed drifts between rounds moves this less than a ratio of the medians.
+paired_ratio() {
+    # shellcheck disable=SC2206 # each holds the rounds' values separated by spaces
+    local -a ours=($1) peer=($2) ratios=()
+    if [[ ${#peer[@]} -eq 0 || ${#ours[@]} -ne ${#peer[@]} ]]; then
+        echo "n/a"
+        return
+    fi
+    for i in "${!ours[@]}"; do
+        ratios+=("$(awk -v a="${ours[$i]}" -v b="${peer[$i]}" 'BEGIN { printf "%.6f", a / b }')")
+    done
+    printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) printf "%.2f", v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 [[ -z "$csv" ]] || echo "rom,round,emulator,fps" >"$csv"
@@ -219,11 +232,11 @@ for rom in "${roms[@]}"; do
         m_nestopia="$(median ${fps[nestopia]})"
         m_tetanes="$(median ${fps[tetanes]})"
     }
-    rows+=("| ${rom##*/} | $(mapper_of "$rom") | ${m_ours:-n/a} | ${m_nestopia:-n/a} | ${m_tetanes:-n/a} | $(ratio "$m_ours" "$m_nestopia") | $(ratio "$m_ours" "$m_tetanes") |")
+    rows+=("| ${rom##*/} | $(mapper_of "$rom") | ${m_ours:-n/a} | ${m_nestopia:-n/a} | ${m_tetanes:-n/a} | $(paired_ratio "${fps[ours]}" "${fps[nestopia]}") | $(paired_ratio "${fps[ours]}" "${fps[tetanes]}") |")
     unset fps refused
 done
 
-echo "Median frames per second over $rounds interleaved rounds; $frames timed frames after $warmup warm-up frames per run, every run pinned to CPU $cpu; 48 kHz audio read and a 32-bit picture produced every frame."
+echo "Median frames per second over $rounds interleaved rounds, and the median of each round's own ratio ours/peer; $frames timed frames after $warmup warm-up frames per run, every run pinned to CPU $cpu; 48 kHz audio read and a 32-bit picture produced every frame."
 echo "ours: $ours_version; Nestopia: libretro-nestopia $nestopia_version; tetanes-core: ${tetanes_version:-unknown} (filter $tetanes_filter)."
 echo
 echo "| ROM | mapper | ours fps | Nestopia fps | tetanes fps | ours/Nestopia | ours/tetanes |"

@@ -4,7 +4,8 @@
 //! The PPU is driven one dot at a time by [`Ppu::tick`]; the console owns the CPU/PPU clock
 //! phase and calls [`Ppu::read_register`] / [`Ppu::write_register`] between dots. Memory outside
 //! the PPU (pattern tables, nametables) is reached through the [`PpuBus`] trait (and
-//! [`PpuWriteBus`] for `$2007` writes), which the console implements over the cartridge; palette RAM and OAM live inside the chip.
+//! [`PpuWriteBus`] for `$2007` writes), which the console implements over the cartridge;
+//! palette RAM and OAM live inside the chip.
 //!
 //! Position convention: [`Ppu::scanline`] and [`Ppu::dot`] name the *next* dot `tick` will
 //! execute. A register access made between ticks therefore happens "at" that dot: a `$2002`
