@@ -13,9 +13,10 @@ ours in one call) and the RGB picture as the observation:
   threads; each sub-environment takes as many steps as the single one (the same frames of
   each console's run), and its steps per second count every sub-environment's step.
 
-The three run interleaved, round after round, and the table shows each one's median; the
-batched/single column is the median of each round's own ratio (the two measured one after the
-other), which a machine whose speed drifts between rounds moves less than a ratio of medians. It
+The three run interleaved, round after round, and the table shows each one's median; within
+a round ours single and batched are timed in alternating blocks (``--blocks``), and the
+batched/single column is the median of each round's own ratio, which a machine whose speed
+drifts moves less than a ratio of medians. It
 installs nothing: make a virtual environment with both packages first, e.g.
 
     python3 -m venv target/bench-venv
@@ -71,39 +72,41 @@ def nes_py_steps(rom: pathlib.Path, steps: int, skip: int, seed: int) -> float:
     return steps / seconds
 
 
-def ours_single_steps(rom: pathlib.Path, steps: int, skip: int, seed: int) -> float:
+def ours_single_and_batched_steps(
+    rom: pathlib.Path, steps: int, skip: int, seed: int, envs: int, threads: int, blocks: int
+) -> tuple[float, float]:
+    """Steps per second of one ``NesEnv`` and of a ``NesVectorEnv`` of ``envs`` on
+    ``threads``, timed in ``blocks`` alternating blocks (single, batched, single, ...), so a
+    machine whose speed drifts during the round slows both alike."""
     import cyclenes
 
-    env = cyclenes.NesEnv(rom, actions="all", frame_skip=skip, obs_type="rgb")
-    env.reset(seed=seed)
-    actions = np.random.default_rng(seed).integers(0, 256, size=steps)
-    start = time.perf_counter()
-    for action in actions:
-        _, _, terminated, truncated, _ = env.step(action)
-        if terminated or truncated:
-            env.reset()
-    return steps / (time.perf_counter() - start)
-
-
-def ours_batched_steps(
-    rom: pathlib.Path, steps: int, skip: int, seed: int, envs: int, threads: int
-) -> float:
-    import cyclenes
-
+    single = cyclenes.NesEnv(rom, actions="all", frame_skip=skip, obs_type="rgb")
+    single.reset(seed=seed)
     vector = cyclenes.NesVectorEnv(
         rom, envs, actions="all", frame_skip=skip, obs_type="rgb", threads=threads
     )
     vector.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    single_actions = rng.integers(0, 256, size=steps)
     # Every sub-environment takes `steps` steps, as the single environment does: the same
     # stretch of each console's run. (Taking `steps` steps in all would leave the batched
     # consoles at 1/`envs` of the single one's frames; a test ROM that ends and then waits
     # in an idle loop, which the core skips, would then be timed mostly busy here and
     # mostly idle there.)
-    actions = np.random.default_rng(seed).integers(0, 256, size=(steps, envs))
-    start = time.perf_counter()
-    for row in actions:
-        vector.step(row)
-    return steps * envs / (time.perf_counter() - start)
+    vector_actions = rng.integers(0, 256, size=(steps, envs))
+    single_seconds = vector_seconds = 0.0
+    for block in np.array_split(np.arange(steps), max(1, min(blocks, steps))):
+        start = time.perf_counter()
+        for action in single_actions[block]:
+            _, _, terminated, truncated, _ = single.step(action)
+            if terminated or truncated:
+                single.reset()
+        single_seconds += time.perf_counter() - start
+        start = time.perf_counter()
+        for row in vector_actions[block]:
+            vector.step(row)
+        vector_seconds += time.perf_counter() - start
+    return steps / single_seconds, steps * envs / vector_seconds
 
 
 def core_scaling(nes: str, rom: pathlib.Path) -> float:
@@ -133,6 +136,10 @@ def main() -> int:
     parser.add_argument("--frame-skip", type=int, default=4)
     parser.add_argument("--envs", type=int, default=8, help="consoles in the batched env")
     parser.add_argument("--threads", type=int, default=2, help="native threads of the batched env")
+    parser.add_argument(
+        "--blocks", type=int, default=10,
+        help="alternating blocks in which single and batched are timed within a round",
+    )
     parser.add_argument("--no-nes-py", action="store_true", help="measure ours only")
     parser.add_argument(
         "--nes",
@@ -161,10 +168,11 @@ def main() -> int:
                 except Exception as error:  # nes-py refuses the ROM: n/a in the table
                     refused = f"{type(error).__name__}: {error}"
                     print(f"{rom.name}: nes-py refused it ({refused})", file=sys.stderr)
-            runs["single"].append(ours_single_steps(rom, args.steps, args.frame_skip, seed))
-            runs["batched"].append(
-                ours_batched_steps(rom, args.steps, args.frame_skip, seed, args.envs, args.threads)
+            single, batched = ours_single_and_batched_steps(
+                rom, args.steps, args.frame_skip, seed, args.envs, args.threads, args.blocks
             )
+            runs["single"].append(single)
+            runs["batched"].append(batched)
             print(
                 f"{rom.name} round {round_ + 1}: "
                 + ", ".join(f"{name} {values[-1]:.0f}" for name, values in runs.items() if values),
