@@ -2,7 +2,7 @@
 //! call overhead once per batch (the engine of the `gymnasium.vector` environments).
 
 use nes::{Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
-use numpy::ndarray::{ArrayD, IxDyn};
+use numpy::ndarray::IxDyn;
 use numpy::{
     PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArrayMethods,
@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::console::{panic_message, Console};
-use crate::picture::{Render, RgbTable};
+use crate::picture::{unfilled_array, writable, Render, RgbTable};
 use crate::{rom_image, state_bytes, tetris, Start};
 
 /// N consoles of one ROM, stepped together on native threads.
@@ -125,7 +125,6 @@ impl Workers {
         results: &mut [R],
         work: ConsoleWork<'_, T, R>,
     ) {
-        let unfinished = AtomicUsize::new(consoles.len());
         // `chunks_mut(0)` panics: without pictures every console gets an empty one.
         let mut pictures = pictures.chunks_mut(picture_len.max(1));
         let tasks = consoles
@@ -148,18 +147,27 @@ impl Workers {
             let Some((i, (nes, result, picture))) = task else {
                 return;
             };
-            // Counted as finished even when `work` panics, so nobody waits for it forever.
-            let _finished = Finished(&unfinished);
             work(i, nes, picture, result);
         };
+        let pool_jobs = pool.current_num_threads();
+        let unfinished_jobs = AtomicUsize::new(pool_jobs);
         pool.in_place_scope(|scope| {
-            for _ in 0..pool.current_num_threads() {
-                scope.spawn(|_| take_until_none_left());
+            for _ in 0..pool_jobs {
+                scope.spawn(|_| {
+                    // Counted as finished even when `work` panics, so nobody waits for it
+                    // forever.
+                    let _finished = Finished(&unfinished_jobs);
+                    take_until_none_left();
+                });
             }
             take_until_none_left();
-            // The pool's last consoles are at most one console's work away: waiting for them
-            // awake saves being woken at the end (see `LINGER`).
-            while unfinished.load(Ordering::Acquire) != 0 {
+            // The scope's end waits for the pool's jobs by sleeping (this thread is not one
+            // of the pool's), and a sleeping thread takes 50-120 us to wake on these virtual
+            // machines (see `LINGER`): the pool's jobs are at most one console's work away,
+            // so they are waited for awake, and the scope then ends at once. Waiting for
+            // their consoles alone was not enough: the scope often went to sleep in the
+            // moment between a job's last console and the job's end.
+            while unfinished_jobs.load(Ordering::Acquire) != 0 {
                 std::hint::spin_loop();
             }
         });
@@ -270,10 +278,18 @@ impl ConsoleBatch {
         self.ram_in(py)?;
         let n = self.consoles.len();
         let picture_len = if render { self.render.bytes() } else { 0 };
-        // Zero-filled first (about 20 us for 8 RGB pictures, against milliseconds of
-        // emulation): leaving it out safely is not possible, as a `Vec` or NumPy array that
-        // the workers fill must be initialised before it is lent to them.
-        let mut pictures = vec![0u8; n * picture_len];
+        // Left unfilled by NumPy, not zeroed here: the workers write every byte of it, each
+        // console's picture on the thread that ran it (see `unfilled_array`).
+        let pictures = if picture_len > 0 {
+            Some(unfilled_array::<IxDyn>(py, &self.picture_shape())?)
+        } else {
+            None
+        };
+        let mut pictures_view = pictures.as_ref().map(writable).transpose()?;
+        let pictures_bytes: &mut [u8] = match &mut pictures_view {
+            Some(view) => view.as_slice_mut()?,
+            None => &mut [],
+        };
         let mut results = vec![R::default(); n];
         let workers = self.workers.ready()?;
         let (consoles, kind, rgb) = (&mut self.consoles, self.render, &self.rgb);
@@ -283,7 +299,7 @@ impl ConsoleBatch {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 workers.for_each(
                     consoles,
-                    &mut pictures,
+                    pictures_bytes,
                     picture_len,
                     &mut results,
                     &|i, nes, picture, result| {
@@ -298,31 +314,21 @@ impl ConsoleBatch {
             }))
             .map_err(|payload| panic_message(&*payload))
         });
+        drop(pictures_view);
         self.ram_out(py)?;
         outcome.map_err(|message| {
             PyRuntimeError::new_err(format!("internal error while stepping a batch: {message}"))
         })?;
-        let pictures = if picture_len > 0 {
-            Some(self.pictures_array(py, pictures)?)
-        } else {
-            None
-        };
         Ok((results, pictures))
     }
 
-    fn pictures_array<'py>(
-        &self,
-        py: Python<'py>,
-        pictures: Vec<u8>,
-    ) -> PyResult<Bound<'py, PyArrayDyn<u8>>> {
+    /// The shape of the pictures of all consoles as `step` returns them.
+    fn picture_shape(&self) -> Vec<usize> {
         let n = self.consoles.len();
-        let shape = match self.render {
+        match self.render {
             Render::Rgb => vec![n, SCREEN_HEIGHT, SCREEN_WIDTH, 3],
             _ => vec![n, SCREEN_HEIGHT, SCREEN_WIDTH],
-        };
-        let array = ArrayD::from_shape_vec(IxDyn(&shape), pictures)
-            .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
-        Ok(PyArrayDyn::from_owned_array(py, array))
+        }
     }
 }
 

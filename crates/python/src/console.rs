@@ -1,13 +1,13 @@
 //! `Console`: one NES for Python.
 
 use nes::{Nes, Palette, SCREEN_HEIGHT, SCREEN_WIDTH};
-use numpy::ndarray::{Array2, Array3};
+use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::picture::{fill_indices, RgbTable, PIXELS};
+use crate::picture::{fill_indices, unfilled_array, writable, RgbTable};
 use crate::{guard, rom_image, state_bytes, tetris, Start};
 
 /// Audio kept between `audio_samples()` calls at most (about 87 s at 48 kHz): a caller that
@@ -231,12 +231,10 @@ impl Console {
     }
 
     /// The last picture as palette indices: `uint8`, shape (240, 256), values 0-63.
-    fn screen<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u8>> {
-        let mut pixels = vec![0u8; PIXELS];
-        fill_indices(self.nes.frame_buffer(), &mut pixels);
-        let array = Array2::from_shape_vec((SCREEN_HEIGHT, SCREEN_WIDTH), pixels)
-            .expect("the picture is 256x240");
-        PyArray2::from_owned_array(py, array)
+    fn screen<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u8>>> {
+        let array = unfilled_array(py, &[SCREEN_HEIGHT, SCREEN_WIDTH])?;
+        fill_indices(self.nes.frame_buffer(), writable(&array)?.as_slice_mut()?);
+        Ok(array)
     }
 
     /// The last picture as the PPU outputs it: `uint16`, shape (240, 256), each pixel the
@@ -253,12 +251,11 @@ impl Console {
 
     /// The last picture in RGB through the palette (`set_palette`; default the built-in
     /// NTSC one): `uint8`, shape (240, 256, 3).
-    fn rgb<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<u8>> {
-        let mut pixels = vec![0u8; PIXELS * 3];
-        self.rgb.fill(self.nes.frame_buffer(), &mut pixels);
-        let array = Array3::from_shape_vec((SCREEN_HEIGHT, SCREEN_WIDTH, 3), pixels)
-            .expect("the picture is 256x240");
-        PyArray3::from_owned_array(py, array)
+    fn rgb<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<u8>>> {
+        let array = unfilled_array(py, &[SCREEN_HEIGHT, SCREEN_WIDTH, 3])?;
+        self.rgb
+            .fill(self.nes.frame_buffer(), writable(&array)?.as_slice_mut()?);
+        Ok(array)
     }
 
     /// Uses the palette in `pal` (the bytes of a 192-byte or 1536-byte `.pal` file) for
