@@ -18,10 +18,10 @@ static NUMPY_EMPTY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// A new `uint8` NumPy array of `shape` whose bytes are left as they were
 /// (`numpy.empty`), for a picture that the caller writes whole before Python sees it.
 ///
-/// Why not a zeroed `Vec` handed over to NumPy: zeroing costs about 5 us per RGB picture,
-/// and in a batch it ran on the calling thread alone, before the workers started, and left
-/// every line of the pictures in that core's cache for the other core to fetch back. It
-/// took batched stepping from twice one console's speed to about 1.8x on two cores.
+/// Why not a zeroed `Vec` handed over to NumPy: in a batch the zeroing ran on the calling
+/// thread alone, before the workers started, and left the pictures' lines in that core's
+/// cache for the other core to fetch back. Measured on an 8-console batch of RGB pictures
+/// on 2 threads, a call that runs no frames: 165 us with the zeroing, 107 us without.
 pub(crate) fn unfilled_array<'py, D: Dimension>(
     py: Python<'py>,
     shape: &[usize],
