@@ -65,14 +65,34 @@ struct Workers {
     calling: Arc<AtomicBool>,
 }
 
-/// How long a pool thread keeps spinning after a call, ready for the next one, before it
-/// goes to sleep. Waking a sleeping thread takes 50-120 us on these virtual machines
+/// How long a pool thread stays awake after a call (see `wait_awake`), ready for the next
+/// one, before it goes to sleep. Waking a sleeping thread takes 50-120 us on these virtual machines
 /// (measured: the pool's first console started that long after the call), paid at the start
 /// of every call and again at its end if the calling thread had gone to sleep: about a tenth
 /// of an 8-console call of frame-skip-4 steps. A training loop that calls again within this
 /// time (the batched environment's own Python takes well under it) finds the threads awake;
-/// one that takes longer costs each thread this much spinning per call.
+/// one that takes longer costs each thread this much time awake per call (spinning, then
+/// yielding to any thread that wants the core).
 const LINGER: Duration = Duration::from_micros(500);
+
+/// How long `wait_awake` spins before it yields the core between its looks.
+const SPIN_BEFORE_YIELD: Duration = Duration::from_micros(50);
+
+/// Waits until `done()` without sleeping: spinning at first, then yielding the core between
+/// looks. On a machine with more runnable threads than cores (several batches, Ray workers
+/// beside each other), the thread being waited for may itself be waiting for a core, and a
+/// yield hands it this one; with nothing else to run, a yield returns at once, so the wait
+/// still ends within microseconds of `done()`.
+fn wait_awake(mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        if start.elapsed() < SPIN_BEFORE_YIELD {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
 
 impl Workers {
     fn start(threads: usize) -> PyResult<Workers> {
@@ -167,18 +187,14 @@ impl Workers {
             // so they are waited for awake, and the scope then ends at once. Waiting for
             // their consoles alone was not enough: the scope often went to sleep in the
             // moment between a job's last console and the job's end.
-            while unfinished_jobs.load(Ordering::Acquire) != 0 {
-                std::hint::spin_loop();
-            }
+            wait_awake(|| unfinished_jobs.load(Ordering::Acquire) == 0);
         });
         self.calling.store(false, Ordering::Relaxed);
         for _ in 0..pool.current_num_threads() {
             let calling = Arc::clone(&self.calling);
             pool.spawn(move || {
                 let deadline = Instant::now() + LINGER;
-                while !calling.load(Ordering::Relaxed) && Instant::now() < deadline {
-                    std::hint::spin_loop();
-                }
+                wait_awake(|| calling.load(Ordering::Relaxed) || Instant::now() >= deadline);
             });
         }
     }
@@ -577,7 +593,8 @@ impl ConsoleBatch {
 
 #[cfg(test)]
 mod tests {
-    use super::Workers;
+    use super::{wait_awake, Workers, SPIN_BEFORE_YIELD};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Mutex;
     use std::thread::{self, ThreadId};
     use std::time::{Duration, Instant};
@@ -655,6 +672,26 @@ mod tests {
         }
         // The workers still work after it.
         assert_eq!(run_all(&workers, 1).len(), 7);
+    }
+
+    #[test]
+    fn waiting_awake_ends_when_done_past_the_spinning() {
+        let done = AtomicBool::new(false);
+        let start = Instant::now();
+        thread::scope(|scope| {
+            scope.spawn(|| {
+                thread::sleep(SPIN_BEFORE_YIELD * 20);
+                done.store(true, Ordering::Release);
+            });
+            wait_awake(|| done.load(Ordering::Acquire));
+        });
+        assert!(start.elapsed() >= SPIN_BEFORE_YIELD * 20);
+        let mut looks = 0;
+        wait_awake(|| {
+            looks += 1;
+            true
+        });
+        assert_eq!(looks, 1);
     }
 
     #[test]
