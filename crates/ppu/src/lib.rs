@@ -1096,6 +1096,24 @@ mod catch_up_tests {
             assert!(changes > 8, "the walk saw {changes} changes");
         }
     }
+    /// A PPU of `model` and `timing` past its warm-up, parked for `parked` frames, with NMI
+    /// and rendering on, and its bus.
+    fn parked_with_nmi_and_rendering(
+        model: crate::PpuModel,
+        timing: crate::FrameTiming,
+        parked: u8,
+    ) -> (Ppu, FlatBus) {
+        let mut ppu = Ppu::new();
+        ppu.set_model(model);
+        ppu.set_frame_timing(timing);
+        ppu.set_warmup(false);
+        let mut bus = FlatBus::new();
+        ppu.park(parked);
+        ppu.write_register(0x2000, 0x80, &mut bus);
+        ppu.write_register(0x2001, 0x18, &mut bus);
+        (ppu, bus)
+    }
+
     /// Every model and timing, dot by dot over a park (FCEUX timing) and then two frames, NMI
     /// and rendering on: no observable change comes sooner than `dots_until_event` said at
     /// any dot before it.
@@ -1104,15 +1122,8 @@ mod catch_up_tests {
         use crate::{FrameTiming, PpuModel};
         for model in [PpuModel::Rp2c02, PpuModel::Rp2c07, PpuModel::Ua6538] {
             for timing in [FrameTiming::HARDWARE, FrameTiming::FCEUX] {
-                let mut ppu = Ppu::new();
-                ppu.set_model(model);
-                ppu.set_frame_timing(timing);
-                ppu.set_warmup(false);
-                let mut bus = FlatBus::new();
                 let parked = if timing == FrameTiming::FCEUX { 2 } else { 0 };
-                ppu.park(parked);
-                ppu.write_register(0x2000, 0x80, &mut bus);
-                ppu.write_register(0x2001, 0x18, &mut bus);
+                let (mut ppu, mut bus) = parked_with_nmi_and_rendering(model, timing, parked);
                 let total = u64::from(model.dots_per_frame()) * (u64::from(parked) + 2) + 500;
                 let mut before = observable(&ppu);
                 // The earliest dot count at which a change may come.
@@ -1158,15 +1169,8 @@ mod catch_up_tests {
         let state = |ppu: &Ppu| borsh::to_vec(ppu).unwrap();
         for model in [PpuModel::Rp2c02, PpuModel::Rp2c07, PpuModel::Ua6538] {
             for timing in [FrameTiming::HARDWARE, FrameTiming::FCEUX] {
-                let mut ppu = Ppu::new();
-                ppu.set_model(model);
-                ppu.set_frame_timing(timing);
-                ppu.set_warmup(false);
-                let mut bus = FlatBus::new();
                 let parked = if timing == FrameTiming::FCEUX { 1 } else { 0 };
-                ppu.park(parked);
-                ppu.write_register(0x2000, 0x80, &mut bus);
-                ppu.write_register(0x2001, 0x18, &mut bus);
+                let (mut ppu, mut bus) = parked_with_nmi_and_rendering(model, timing, parked);
                 let total = model.dots_per_frame() * (u32::from(parked) + 2);
                 let mut held = 0;
                 let mut step = 0u32;

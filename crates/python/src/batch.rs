@@ -200,7 +200,7 @@ impl Workers {
     }
 }
 
-/// Counts one console's task as finished when dropped.
+/// Counts one of the pool's jobs as finished when dropped.
 struct Finished<'a>(&'a AtomicUsize);
 
 impl Drop for Finished<'_> {
